@@ -1,0 +1,147 @@
+//===- PdgAttrs.cpp - #pdg.access -----------------------------------------===//
+
+#include "AffineSyntax.h"
+#include "PdgDialect.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::pdg;
+
+#define GET_ATTRDEF_CLASSES
+#include "PdgAttrs.cpp.inc"
+
+void PdgDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "PdgAttrs.cpp.inc"
+      >();
+}
+
+llvm::ArrayRef<AffineExpr> AccessAttr::getLowerBounds(size_t entry) const {
+  size_t start = 0;
+  llvm::ArrayRef<int64_t> layout = getLayout();
+  for (size_t i = 0; i < entry; ++i)
+    start += layout[2 * i] + layout[2 * i + 1];
+  return getExprs().getResults().slice(start, layout[2 * entry]);
+}
+
+llvm::ArrayRef<AffineExpr> AccessAttr::getUpperBounds(size_t entry) const {
+  size_t start = 0;
+  llvm::ArrayRef<int64_t> layout = getLayout();
+  for (size_t i = 0; i < entry; ++i)
+    start += layout[2 * i] + layout[2 * i + 1];
+  start += layout[2 * entry];
+  return getExprs().getResults().slice(start, layout[2 * entry + 1]);
+}
+
+AccessAttr AccessAttr::fromEntries(
+    MLIRContext *ctx, unsigned numDims, unsigned numSymbols,
+    llvm::ArrayRef<llvm::SmallVector<AffineExpr>> lbs,
+    llvm::ArrayRef<llvm::SmallVector<AffineExpr>> ubs) {
+  llvm::SmallVector<AffineExpr> flat;
+  llvm::SmallVector<int64_t> layout;
+  for (auto [lower, upper] : llvm::zip_equal(lbs, ubs)) {
+    flat.append(lower.begin(), lower.end());
+    flat.append(upper.begin(), upper.end());
+    layout.push_back(lower.size());
+    layout.push_back(upper.size());
+  }
+  return AccessAttr::get(ctx, AffineMap::get(numDims, numSymbols, flat, ctx),
+                         layout);
+}
+
+/// Parses the name list `(a, b)` or `[s]` of the standalone form.
+static ParseResult parseBinders(AsmParser &parser,
+                                AsmParser::Delimiter delimiter,
+                                llvm::SmallVectorImpl<std::string> &names) {
+  return parser.parseCommaSeparatedList(delimiter, [&]() -> ParseResult {
+    llvm::StringRef name;
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&name))
+      return failure();
+    if (llvm::is_contained(names, name) || isReservedName(name))
+      return parser.emitError(loc) << "'" << name
+                                   << "' cannot be bound twice or reserved";
+    names.push_back(name.str());
+    return success();
+  });
+}
+
+/// `<(d0, d1)[s0] : [d0, max(0, d1 - 63) : d1 + 1]>`
+Attribute AccessAttr::parse(AsmParser &parser, Type) {
+  NameScope scope;
+  if (parser.parseLess() ||
+      parseBinders(parser, AsmParser::Delimiter::Paren, scope.dims))
+    return {};
+  if (succeeded(parser.parseOptionalLSquare()) &&
+      failed(parser.parseOptionalRSquare()) &&
+      (parseBinders(parser, AsmParser::Delimiter::None, scope.symbols) ||
+       parser.parseRSquare()))
+    return {};
+  if (parser.parseColon())
+    return {};
+  for (const std::string &s : scope.symbols)
+    if (llvm::is_contained(scope.dims, s)) {
+      parser.emitError(parser.getCurrentLocation())
+          << "'" << s << "' is bound both as a dim and as a symbol";
+      return {};
+    }
+  llvm::SmallVector<llvm::SmallVector<AffineExpr>> lbs, ubs;
+  if (parseAccessEntries(parser, scope, lbs, ubs) || parser.parseGreater())
+    return {};
+  llvm::SmallVector<AffineExpr> flat;
+  llvm::SmallVector<int64_t> layout;
+  for (auto [lower, upper] : llvm::zip_equal(lbs, ubs)) {
+    flat.append(lower.begin(), lower.end());
+    flat.append(upper.begin(), upper.end());
+    layout.push_back(lower.size());
+    layout.push_back(upper.size());
+  }
+  MLIRContext *ctx = parser.getContext();
+  return parser.getChecked<AccessAttr>(
+      ctx,
+      AffineMap::get(scope.dims.size(), scope.symbols.size(), flat, ctx),
+      layout);
+}
+
+void AccessAttr::print(AsmPrinter &printer) const {
+  auto dims = positionalNames('d', getNumDims());
+  auto syms = positionalNames('s', getNumSymbols());
+  printer << "<(" << llvm::join(dims, ", ") << ")";
+  if (!syms.empty())
+    printer << "[" << llvm::join(syms, ", ") << "]";
+  printer << " : ";
+  printAccessEntries(printer.getStream(), *this, dims, syms);
+  printer << ">";
+}
+
+LogicalResult
+AccessAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                   AffineMap exprs, llvm::ArrayRef<int64_t> layout) {
+  if (!exprs)
+    return emitError() << "an access needs an affine map";
+  if (layout.size() % 2 != 0)
+    return emitError() << "access layout must hold two counts per entry";
+  int64_t total = 0;
+  for (size_t i = 0; i < layout.size(); i += 2) {
+    int64_t nLower = layout[i], nUpper = layout[i + 1];
+    if (nLower < 1 || nUpper < 0 || (nUpper == 0 && nLower != 1))
+      return emitError() << "access entry #" << i / 2
+                         << " must be a point (one expression) or a slice "
+                            "(lower and upper bounds)";
+    total += nLower + nUpper;
+  }
+  if (total != exprs.getNumResults())
+    return emitError() << "access layout counts " << total
+                       << " expressions but the map has "
+                       << exprs.getNumResults();
+  auto dims = positionalNames('d', exprs.getNumDims());
+  auto syms = positionalNames('s', exprs.getNumSymbols());
+  for (AffineExpr e : exprs.getResults())
+    if (auto bad = findNonAffinePart(e, dims, syms))
+      return emitError() << "access expressions must be affine with positive "
+                            "constant divisors: "
+                         << *bad;
+  return success();
+}

@@ -1,0 +1,210 @@
+//===- PdgPythonModule.cpp - the _pdg_ext Python extension ----------------===//
+//
+// Carries the pdg dialect into the installed `mlir` Python package (one MLIR
+// instance in the process): dialect registration, Python classes for
+// !pdg.value and #pdg.access, parsing with real file names, and the pass
+// registry queries pdg-opt needs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PdgDialect.h"
+
+#include "mlir-c/IR.h"
+#include "mlir/Bindings/Python/IRCore.h"
+#include "mlir/Bindings/Python/Nanobind.h"
+#include "mlir/Bindings/Python/NanobindAdaptors.h"
+#include "mlir/CAPI/AffineMap.h"
+#include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Support.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace nb = nanobind;
+using namespace mlir::python::nanobind_adaptors;
+
+namespace mlir::python::MLIR_BINDINGS_PYTHON_DOMAIN::pdg_ext {
+
+/// Runs `build` with diagnostics captured; throws ValueError with their text
+/// if it returns null, so that bad arguments never reach an assertion.
+template <typename T, typename F>
+T buildChecked(MLIRContext *ctx, F build) {
+  std::string errors;
+  T result;
+  {
+    ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &d) {
+      errors += (errors.empty() ? "" : "\n") + d.str();
+      return success();
+    });
+    result = build([ctx] { return emitError(UnknownLoc::get(ctx)); });
+  }
+  if (!result)
+    throw nb::value_error(errors.empty() ? "invalid arguments"
+                                         : errors.c_str());
+  return result;
+}
+
+static bool isValueType(MlirType t) { return isa<pdg::ValueType>(unwrap(t)); }
+static MlirTypeID valueTypeId() { return wrap(TypeID::get<pdg::ValueType>()); }
+static bool isAccessAttr(MlirAttribute a) {
+  return isa<pdg::AccessAttr>(unwrap(a));
+}
+static MlirTypeID accessAttrId() {
+  return wrap(TypeID::get<pdg::AccessAttr>());
+}
+
+struct PyValueType : PyConcreteType<PyValueType> {
+  static constexpr IsAFunctionTy isaFunction = isValueType;
+  static constexpr GetTypeIDFunctionTy getTypeIdFunction = valueTypeId;
+  static constexpr const char *pyClassName = "ValueType";
+  using Base::Base;
+
+  static void bindDerived(ClassTy &c) {
+    c.def_static(
+        "get",
+        [](const std::vector<std::string> &domain, MlirType pointType,
+           MlirContext context) {
+          MLIRContext *ctx = unwrap(context);
+          auto point = dyn_cast<RankedTensorType>(unwrap(pointType));
+          if (!point)
+            throw nb::value_error(
+                "the per-point type of a pdg value must be a ranked tensor");
+          llvm::SmallVector<StringAttr> dims;
+          for (const std::string &d : domain)
+            dims.push_back(StringAttr::get(ctx, d));
+          auto type = buildChecked<pdg::ValueType>(ctx, [&](auto emit) {
+            return pdg::ValueType::getChecked(emit, ctx,
+                                              llvm::ArrayRef<StringAttr>(dims),
+                                              point);
+          });
+          return PyValueType(PyMlirContext::forContext(context), wrap(type));
+        },
+        nb::arg("domain"), nb::arg("point_type"),
+        nb::arg("context") = nb::none(),
+        "!pdg.value<[domain...], point_type>");
+    c.def_prop_ro("domain", [](PyValueType &self) {
+      std::vector<std::string> out;
+      for (StringAttr d : cast<pdg::ValueType>(unwrap(self.get())).getDomain())
+        out.push_back(d.getValue().str());
+      return out;
+    });
+    c.def_prop_ro("point_type", [](PyValueType &self) -> MlirType {
+      return wrap(cast<pdg::ValueType>(unwrap(self.get())).getPointType());
+    });
+  }
+};
+
+struct PyAccessAttr : PyConcreteAttribute<PyAccessAttr> {
+  static constexpr IsAFunctionTy isaFunction = isAccessAttr;
+  static constexpr GetTypeIDFunctionTy getTypeIdFunction = accessAttrId;
+  static constexpr const char *pyClassName = "AccessAttr";
+  using Base::Base;
+
+  static pdg::AccessAttr attr(PyAccessAttr &self) {
+    return cast<pdg::AccessAttr>(unwrap(self.get()));
+  }
+
+  static void bindDerived(ClassTy &c) {
+    c.def_static(
+        "get",
+        [](MlirAffineMap map, const std::vector<int64_t> &layout,
+           MlirContext context) {
+          MLIRContext *ctx = unwrap(context);
+          auto access = buildChecked<pdg::AccessAttr>(ctx, [&](auto emit) {
+            return pdg::AccessAttr::getChecked(
+                emit, ctx, unwrap(map), llvm::ArrayRef<int64_t>(layout));
+          });
+          return PyAccessAttr(PyMlirContext::forContext(context),
+                              wrap(access));
+        },
+        nb::arg("exprs"), nb::arg("layout"), nb::arg("context") = nb::none(),
+        "An access from a flattened affine map and [#lbs, #ubs] per entry.");
+    c.def_prop_ro("exprs", [](PyAccessAttr &self) -> MlirAffineMap {
+      return wrap(attr(self).getExprs());
+    });
+    c.def_prop_ro("layout", [](PyAccessAttr &self) {
+      auto layout = attr(self).getLayout();
+      return std::vector<int64_t>(layout.begin(), layout.end());
+    });
+    c.def_prop_ro("num_entries",
+                  [](PyAccessAttr &self) { return attr(self).getNumEntries(); });
+    c.def(
+        "is_slice",
+        [](PyAccessAttr &self, size_t entry) {
+          if (entry >= attr(self).getNumEntries())
+            throw nb::index_error("access entry out of range");
+          return attr(self).isSlice(entry);
+        },
+        nb::arg("entry"));
+  }
+};
+
+/// Parses `source` as a module whose locations name `filename`. Returns None
+/// on failure; the diagnostics go to the context's handlers.
+static nb::object parseSource(const std::string &source,
+                              const std::string &filename,
+                              MlirContext context) {
+  MLIRContext *ctx = unwrap(context);
+  ParserConfig config(ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, config, filename);
+  if (!module)
+    return nb::none();
+  return nb::cast(wrap(module.release()));
+}
+
+static void registerDialect(MlirContext context, bool load) {
+  MLIRContext *ctx = unwrap(context);
+  DialectRegistry registry;
+  registry.insert<pdg::PdgDialect>();
+  ctx->appendDialectRegistry(registry);
+  if (load)
+    ctx->getOrLoadDialect<pdg::PdgDialect>();
+}
+
+static bool isRegisteredPass(const std::string &name) {
+  return PassInfo::lookup(name) || PassPipelineInfo::lookup(name);
+}
+
+/// Adds a textual pass list ("canonicalize,cse") to `pm`, nesting passes
+/// anchored on other ops (func.func, ...) implicitly, as mlir-opt does.
+static void addPassPipeline(MlirPassManager pm, const std::string &pipeline) {
+  PassManager *manager = unwrap(pm);
+  manager->setNesting(OpPassManager::Nesting::Implicit);
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  LogicalResult ok = parsePassPipeline(pipeline, *manager, os);
+  manager->setNesting(OpPassManager::Nesting::Explicit);
+  if (failed(ok))
+    throw nb::value_error(errors.c_str());
+}
+
+static void populate(nb::module_ &m) {
+  PyValueType::bind(m);
+  PyAccessAttr::bind(m);
+  m.def("register_dialect", registerDialect, nb::arg("context") = nb::none(),
+        nb::arg("load") = true, "Registers (and loads) the pdg dialect.");
+  m.def("parse_source", parseSource, nb::arg("source"), nb::arg("filename"),
+        nb::arg("context") = nb::none(),
+        "Parses a module; diagnostics carry `filename`. None on failure.");
+  m.def("is_registered_pass", isRegisteredPass, nb::arg("name"));
+  m.def("add_pass_pipeline", addPassPipeline, nb::arg("pm"),
+        nb::arg("pipeline"));
+  m.def("print_registered_passes", [] {
+    printRegisteredPasses();
+    llvm::outs().flush();
+  });
+  m.attr("MLIR_VERSION") = LLVM_VERSION_STRING;
+}
+
+} // namespace mlir::python::MLIR_BINDINGS_PYTHON_DOMAIN::pdg_ext
+
+NB_MODULE(_pdg_ext, m) {
+  m.doc() = "pdg dialect extension for the MLIR Python bindings";
+  mlir::python::MLIR_BINDINGS_PYTHON_DOMAIN::pdg_ext::populate(m);
+}

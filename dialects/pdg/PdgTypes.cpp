@@ -1,0 +1,72 @@
+//===- PdgTypes.cpp - !pdg.value ------------------------------------------===//
+
+#include "PdgDialect.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::pdg;
+
+#define GET_TYPEDEF_CLASSES
+#include "PdgTypes.cpp.inc"
+
+void PdgDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "PdgTypes.cpp.inc"
+      >();
+}
+
+int64_t ValueType::getDimPosition(llvm::StringRef dim) const {
+  for (auto [i, d] : llvm::enumerate(getDomain()))
+    if (d.getValue() == dim)
+      return i;
+  return -1;
+}
+
+/// `<[b, t], tensor<64xf32>>`
+Type ValueType::parse(AsmParser &parser) {
+  llvm::SmallVector<StringAttr> domain;
+  RankedTensorType pointType;
+  if (parser.parseLess())
+    return {};
+  if (parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square, [&]() -> ParseResult {
+            llvm::StringRef name;
+            if (parser.parseKeyword(&name))
+              return failure();
+            domain.push_back(StringAttr::get(parser.getContext(), name));
+            return success();
+          }))
+    return {};
+  llvm::SMLoc typeLoc;
+  if (parser.parseComma() || parser.getCurrentLocation(&typeLoc) ||
+      parser.parseType(pointType) || parser.parseGreater())
+    return {};
+  return parser.getChecked<ValueType>(parser.getContext(), domain, pointType);
+}
+
+void ValueType::print(AsmPrinter &printer) const {
+  printer << "<[";
+  llvm::interleaveComma(getDomain(), printer,
+                        [&](StringAttr d) { printer << d.getValue(); });
+  printer << "], " << getPointType() << ">";
+}
+
+LogicalResult
+ValueType::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                  llvm::ArrayRef<StringAttr> domain,
+                  RankedTensorType pointType) {
+  if (!pointType)
+    return emitError() << "a pdg value needs a ranked tensor type per point";
+  llvm::StringSet<> seen;
+  for (StringAttr d : domain) {
+    if (!d || d.getValue().empty())
+      return emitError() << "a domain dimension needs a name";
+    if (!seen.insert(d.getValue()).second)
+      return emitError() << "dimension '" << d.getValue()
+                         << "' appears twice in the domain";
+  }
+  return success();
+}

@@ -1,0 +1,1 @@
+"""MLIR dialects defined by pdg."""

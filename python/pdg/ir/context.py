@@ -1,0 +1,16 @@
+"""A context that knows the pdg dialect and every upstream dialect."""
+
+from mlir import ir
+
+
+def make_context() -> ir.Context:
+    """A fresh context with pdg and all upstream dialects registered.
+
+    Each call creates a new context, so the pdg dialect is loaded exactly once
+    per context (loading it twice would trip an assertion in MLIR).
+    """
+    from pdg._pdg_ext import register_dialect
+
+    ctx = ir.Context()
+    register_dialect(ctx, load=True)
+    return ctx

@@ -1,0 +1,110 @@
+"""Parsing pdg IR with diagnostics that name the file, line and column."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlir import ir
+
+
+@dataclass
+class Diagnostic:
+    """One diagnostic, already rendered as `file:line:col: severity: msg`."""
+
+    severity: str
+    location: str
+    message: str
+    notes: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        lines = [f"{self.location}: {self.severity}: {self.message}"]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+class ParseFailure(Exception):
+    """Raised when IR does not parse or verify; holds the diagnostics."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(d.render() for d in diagnostics))
+
+
+_SEVERITY = {
+    ir.DiagnosticSeverity.ERROR: "error",
+    ir.DiagnosticSeverity.WARNING: "warning",
+    ir.DiagnosticSeverity.NOTE: "note",
+    ir.DiagnosticSeverity.REMARK: "remark",
+}
+
+
+def format_location(loc: ir.Location) -> str:
+    """`file:line:col` for file locations, else MLIR's own rendering."""
+    if loc.is_a_file():
+        return f"{loc.filename}:{loc.start_line}:{loc.start_col}"
+    if loc.is_a_name() and loc.child_loc is not None:
+        return format_location(loc.child_loc)
+    if loc.is_a_callsite():
+        return format_location(loc.callee)
+    if loc.is_a_fused():
+        inner = [format_location(x) for x in loc.locations]
+        return inner[0] if inner else str(loc)
+    return str(loc)
+
+
+def to_diagnostic(d: ir.Diagnostic) -> Diagnostic:
+    return Diagnostic(
+        severity=_SEVERITY.get(d.severity, "error"),
+        location=format_location(d.location),
+        message=d.message,
+        notes=[f"{format_location(n.location)}: {n.message}" for n in d.notes],
+    )
+
+
+class DiagnosticCollector:
+    """Collects every diagnostic of a context while in use."""
+
+    def __init__(self, ctx: ir.Context):
+        self.ctx = ctx
+        self.diagnostics: list[Diagnostic] = []
+        self._handler = None
+
+    def __enter__(self) -> DiagnosticCollector:
+        def handle(d: ir.Diagnostic) -> bool:
+            self.diagnostics.append(to_diagnostic(d))
+            return True
+
+        self._handler = self.ctx.attach_diagnostic_handler(handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._handler.detach()
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+
+def parse_text(
+    text: str, filename: str, ctx: ir.Context, verify: bool = True
+) -> ir.Module:
+    """Parses (and verifies) `text`; raises ParseFailure with diagnostics."""
+    from pdg._pdg_ext import parse_source
+
+    with DiagnosticCollector(ctx) as diags:
+        module = parse_source(text, filename, ctx)
+        if module is not None and verify and not module.operation.verify():
+            module = None
+    if module is None:
+        if not diags.errors:
+            diags.diagnostics.append(
+                Diagnostic("error", filename, "failed to parse the input")
+            )
+        raise ParseFailure(diags.diagnostics)
+    return module
+
+
+def parse_file(path: str | Path, ctx: ir.Context, verify: bool = True) -> ir.Module:
+    text = Path(path).read_text()
+    return parse_text(text, str(path), ctx, verify=verify)

@@ -29,7 +29,9 @@ def Pdg_AccessAttr : Pdg_Attr<"Access", "access"> {
     counts per entry, `[#lower bounds, #upper bounds]`, where a point has
     `[1, 0]`. Standalone, dims and symbols are bound positionally:
     `#pdg.access<(d0, d1)[s0] : [d0, max(0, d1 - 63) : d1 + 1]>`. Inside a node
-    the names come from the node's domain and symbols.
+    the names come from the node's domain and symbols. The attribute checks
+    only its structure; the ops that use it check that the expressions are
+    affine, since they know the dims' names.
   }];
   let parameters = (ins
     "::mlir::AffineMap":$exprs,

@@ -9,7 +9,7 @@ def make_context() -> ir.Context:
     Each call creates a new context, so the pdg dialect is loaded exactly once
     per context (loading it twice would trip an assertion in MLIR).
     """
-    from pdg._pdg_ext import register_dialect
+    from pdg._ext import register_dialect
 
     ctx = ir.Context()
     register_dialect(ctx, load=True)

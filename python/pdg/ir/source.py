@@ -19,7 +19,9 @@ class Diagnostic:
 
     def render(self) -> str:
         lines = [f"{self.location}: {self.severity}: {self.message}"]
-        lines += [f"  note: {n}" for n in self.notes]
+        # Notes such as "see current operation" can hold a whole dump of the
+        # IR: show their first line only.
+        lines += [f"  note: {n.splitlines()[0] if n else n}" for n in self.notes]
         return "\n".join(lines)
 
 
@@ -90,7 +92,7 @@ def parse_text(
     text: str, filename: str, ctx: ir.Context, verify: bool = True
 ) -> ir.Module:
     """Parses (and verifies) `text`; raises ParseFailure with diagnostics."""
-    from pdg._pdg_ext import parse_source
+    from pdg._ext import parse_source
 
     with DiagnosticCollector(ctx) as diags:
         module = parse_source(text, filename, ctx)

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "PdgDialect.h"
+#include "Passes.h"
 
 #include "mlir-c/IR.h"
 #include "mlir/Bindings/Python/IRCore.h"
@@ -165,26 +166,43 @@ static void registerDialect(MlirContext context, bool load) {
   ctx->appendDialectRegistry(registry);
   if (load)
     ctx->getOrLoadDialect<pdg::PdgDialect>();
+  // Diagnostics carry file:line:col and a message; a dump of the whole op in
+  // a note buries them.
+  ctx->printOpOnDiagnostic(false);
 }
 
 static bool isRegisteredPass(const std::string &name) {
   return PassInfo::lookup(name) || PassPipelineInfo::lookup(name);
 }
 
-/// Adds a textual pass list ("canonicalize,cse") to `pm`, nesting passes
-/// anchored on other ops (func.func, ...) implicitly, as mlir-opt does.
+/// Adds a textual pass list ("canonicalize,pdg-dce") to a module-level `pm`,
+/// nesting each pass anchored on another op (pdg.graph, func.func) under
+/// that op, as mlir-opt's pass flags do. The list is first parsed into an
+/// op-agnostic pass manager to learn each pass's anchor.
 static void addPassPipeline(MlirPassManager pm, const std::string &pipeline) {
   PassManager *manager = unwrap(pm);
-  manager->setNesting(OpPassManager::Nesting::Implicit);
   std::string errors;
   llvm::raw_string_ostream os(errors);
-  LogicalResult ok = parsePassPipeline(pipeline, *manager, os);
-  manager->setNesting(OpPassManager::Nesting::Explicit);
-  if (failed(ok))
+  OpPassManager probe;
+  if (failed(parsePassPipeline(pipeline, probe, os)))
     throw nb::value_error(errors.c_str());
+  for (Pass &pass : probe.getPasses()) {
+    std::string text;
+    llvm::raw_string_ostream textStream(text);
+    pass.printAsTextualPipeline(textStream);
+    std::optional<llvm::StringRef> anchor = pass.getOpName();
+    OpPassManager &target =
+        anchor && *anchor != manager->getOpAnchorName()
+            ? manager->nest(*anchor)
+            : static_cast<OpPassManager &>(*manager);
+    if (failed(parsePassPipeline(text, target, os)))
+      throw nb::value_error(errors.c_str());
+  }
 }
 
 static void populate(nb::module_ &m) {
+  // C++ passes join MLIR's global registry, nameable in textual pipelines.
+  pdg::registerPdgPasses();
   PyValueType::bind(m);
   PyAccessAttr::bind(m);
   m.def("register_dialect", registerDialect, nb::arg("context") = nb::none(),

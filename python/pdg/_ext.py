@@ -1,0 +1,18 @@
+"""The compiled extension `_pdg_ext`, imported the safe way.
+
+Its Python classes subclass those of `mlir.ir`, which must therefore be
+loaded first; importing `_pdg_ext` directly aborts the process otherwise.
+"""
+
+import mlir.ir  # noqa: F401  (must precede the extension)
+
+from pdg._pdg_ext import (  # noqa: F401
+    MLIR_VERSION,
+    AccessAttr,
+    ValueType,
+    add_pass_pipeline,
+    is_registered_pass,
+    parse_source,
+    print_registered_passes,
+    register_dialect,
+)

@@ -1,0 +1,1 @@
+"""Command lines: `pdg-opt` (opt.py)."""

@@ -1,0 +1,212 @@
+"""pdg-opt: mlir-opt for pdg programs.
+
+    pdg-opt [options] [input.mlir|-] [--PASS[=OPTIONS] ...]
+
+Reads IR, runs a pass pipeline (pdg's passes and upstream's), prints the
+result. Errors are reported as `file:line:col: error: message` on stderr and
+make the exit code 1; a user mistake never produces a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TextIO
+
+import click
+
+from pdg import __version__
+from pdg.ir.context import make_context
+from pdg.ir.expected_diagnostics import check, parse_expectations
+from pdg.ir.source import DiagnosticCollector
+from pdg.ir.split import split_input
+from pdg.passes.pipeline import PipelineError, Stage, parse_pipeline, run_pipeline
+from pdg.passes.registry import registered_passes
+
+
+class UserError(Exception):
+    """A mistake in the command line or input: one line, exit code 1."""
+
+
+def _version_text() -> str:
+    from pdg import _ext
+
+    return f"pdg-opt {__version__}\npdg {__version__}, MLIR {_ext.MLIR_VERSION}"
+
+
+def _list_passes() -> None:
+    from pdg import _ext
+
+    python_passes = registered_passes()
+    if python_passes:
+        click.echo("pdg passes (Python):")
+        for p in python_passes:
+            click.echo(f"  --{p.name:<32} {p.summary}")
+    click.echo("Passes registered with MLIR (pdg's C++ passes and upstream's):")
+    sys.stdout.flush()
+    _ext.print_registered_passes()
+
+
+def _pass_flags_to_pipeline(extra: list[str]) -> str:
+    """`--canonicalize --cse='x=1'` -> `canonicalize,cse{x=1}`."""
+    from pdg import _ext
+    from pdg.passes.registry import get_pass
+
+    elements = []
+    for arg in extra:
+        if not arg.startswith("--"):
+            raise UserError(f"unexpected argument '{arg}' (one input file at most)")
+        name, _, options = arg[2:].partition("=")
+        if get_pass(name) is None and not _ext.is_registered_pass(name):
+            raise UserError(
+                f"unknown option '{arg}': not a pdg-opt option nor a registered "
+                "pass; `pdg-opt --list-passes` lists the passes"
+            )
+        elements.append(f"{name}{{{options}}}" if options else name)
+    return ",".join(elements)
+
+
+def _read_input(path: str) -> tuple[str, str]:
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read(), path
+    except OSError as e:
+        raise UserError(f"cannot read input file '{path}': {e.strerror}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"input file '{path}' is not UTF-8 text") from None
+
+
+def _process_chunk(
+    text: str,
+    filename: str,
+    stages: list[Stage],
+    print_after_all: bool,
+    generic: bool,
+) -> tuple[str | None, list]:
+    """Parses, verifies and transforms one chunk in a fresh context.
+
+    Returns (printed IR or None on failure, diagnostics)."""
+    from pdg import _ext
+
+    ctx = make_context()
+    with DiagnosticCollector(ctx) as diags:
+        module = _ext.parse_source(text, filename, ctx)
+        if module is None:
+            return None, diags.diagnostics
+        failures = run_pipeline(module, stages, print_after_all, dump=sys.stderr)
+    if failures:
+        return None, diags.diagnostics + failures
+    printed = module.operation.get_asm(print_generic_op_form=generic, assume_verified=True)
+    return printed, diags.diagnostics
+
+
+def run(
+    input_path: str,
+    output: str,
+    split: bool,
+    verify_diagnostics: bool,
+    pipeline_text: str | None,
+    extra: list[str],
+    print_after_all: bool,
+    generic: bool,
+    out_stream: TextIO,
+) -> int:
+    flag_pipeline = _pass_flags_to_pipeline(extra)
+    if pipeline_text and flag_pipeline:
+        raise UserError("give passes either with --pass-pipeline or as flags, not both")
+    try:
+        stages = parse_pipeline(pipeline_text or flag_pipeline)
+    except PipelineError as e:
+        raise UserError(f"invalid pass pipeline: {e}") from None
+
+    text, filename = _read_input(input_path)
+    outputs, failed, problems = [], False, []
+    for chunk in split_input(text, split):
+        printed, diagnostics = _process_chunk(
+            chunk.text, filename, stages, print_after_all, generic
+        )
+        if verify_diagnostics:
+            problems += check(parse_expectations(chunk.text), diagnostics, filename)
+        else:
+            for d in diagnostics:
+                click.echo(d.render(), err=True)
+            failed |= printed is None
+        if printed is not None:
+            outputs.append(printed.rstrip("\n") + "\n")
+    if verify_diagnostics:
+        for p in problems:
+            click.echo(p, err=True)
+        failed = bool(problems)
+    result = "// -----\n".join(outputs)
+    if output == "-":
+        out_stream.write(result)
+    elif result or not failed:
+        try:
+            with open(output, "w", encoding="utf-8") as f:
+                f.write(result)
+        except OSError as e:
+            raise UserError(f"cannot write output file '{output}': {e.strerror}") from None
+    return 1 if failed else 0
+
+
+@click.command(
+    context_settings=dict(
+        ignore_unknown_options=True, allow_extra_args=True, help_option_names=["-h", "--help"]
+    ),
+    epilog="Any registered pass is also a flag: `pdg-opt --pdg-dce --canonicalize in.mlir`.",
+)
+@click.argument("input_path", default="-", metavar="[INPUT]")
+@click.option("-o", "--output", default="-", help="Output file ('-' for stdout).")
+@click.option("--split-input-file", "split", is_flag=True, help="Process each '// -----' chunk on its own.")
+@click.option("--verify-diagnostics", is_flag=True, help="Check diagnostics against expected-* comments.")
+@click.option("--pass-pipeline", "pipeline_text", default=None, help="e.g. 'builtin.module(pdg-dce,canonicalize)'.")
+@click.option("--list-passes", is_flag=True, help="List pdg's and upstream's passes and exit.")
+@click.option("--mlir-print-ir-after-all", "print_after_all", is_flag=True, help="Print the IR after every pass to stderr.")
+@click.option("--mlir-print-op-generic", "generic", is_flag=True, help="Print operations in the generic form.")
+@click.option("--version", is_flag=True, help="Print the pdg and MLIR versions and exit.")
+@click.pass_context
+def command(ctx: click.Context, input_path, output, split, verify_diagnostics, pipeline_text,
+            list_passes, print_after_all, generic, version) -> None:
+    if version:
+        click.echo(_version_text())
+        return
+    if list_passes:
+        _list_passes()
+        return
+    extra = list(ctx.args)
+    # click passes an unknown `--flag` given before the input as the input.
+    if input_path.startswith("--"):
+        extra.insert(0, input_path)
+        input_path = "-"
+    ctx.exit(
+        run(input_path, output, split, verify_diagnostics, pipeline_text, extra,
+            print_after_all, generic, sys.stdout)
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; maps every failure to exit code 1 with a one-line error."""
+    try:
+        # Without standalone mode, click returns ctx.exit()'s code.
+        rc = command.main(args=argv, prog_name="pdg-opt", standalone_mode=False)
+        return rc if isinstance(rc, int) else 0
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        click.echo(f"pdg-opt: error: {e.format_message()}", err=True)
+        return 1
+    except UserError as e:
+        click.echo(f"pdg-opt: error: {e}", err=True)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # Output piped into a closed reader (`| head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,9 @@
+"""pdg's Python passes, by name.
+
+Passes written in C++ (passes/ at the repository root) are registered with
+MLIR and named in textual pipelines like upstream ones. Passes that need
+Python (islpy analyses) register here; `pdg-opt` runs them between upstream
+pipeline segments.
+"""
+
+from .registry import PassError, PdgPass, get_pass, register, registered_passes  # noqa: F401

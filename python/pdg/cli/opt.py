@@ -159,16 +159,50 @@ def run(
 )
 @click.argument("input_path", default="-", metavar="[INPUT]")
 @click.option("-o", "--output", default="-", help="Output file ('-' for stdout).")
-@click.option("--split-input-file", "split", is_flag=True, help="Process each '// -----' chunk on its own.")
-@click.option("--verify-diagnostics", is_flag=True, help="Check diagnostics against expected-* comments.")
-@click.option("--pass-pipeline", "pipeline_text", default=None, help="e.g. 'builtin.module(pdg-dce,canonicalize)'.")
+@click.option(
+    "--split-input-file",
+    "split",
+    is_flag=True,
+    help="Process each '// -----' chunk on its own.",
+)
+@click.option(
+    "--verify-diagnostics",
+    is_flag=True,
+    help="Check diagnostics against expected-* comments.",
+)
+@click.option(
+    "--pass-pipeline",
+    "pipeline_text",
+    default=None,
+    help="e.g. 'builtin.module(pdg-dce,canonicalize)'.",
+)
 @click.option("--list-passes", is_flag=True, help="List pdg's and upstream's passes and exit.")
-@click.option("--mlir-print-ir-after-all", "print_after_all", is_flag=True, help="Print the IR after every pass to stderr.")
-@click.option("--mlir-print-op-generic", "generic", is_flag=True, help="Print operations in the generic form.")
+@click.option(
+    "--mlir-print-ir-after-all",
+    "print_after_all",
+    is_flag=True,
+    help="Print the IR after every pass to stderr.",
+)
+@click.option(
+    "--mlir-print-op-generic",
+    "generic",
+    is_flag=True,
+    help="Print operations in the generic form.",
+)
 @click.option("--version", is_flag=True, help="Print the pdg and MLIR versions and exit.")
 @click.pass_context
-def command(ctx: click.Context, input_path, output, split, verify_diagnostics, pipeline_text,
-            list_passes, print_after_all, generic, version) -> None:
+def command(
+    ctx: click.Context,
+    input_path,
+    output,
+    split,
+    verify_diagnostics,
+    pipeline_text,
+    list_passes,
+    print_after_all,
+    generic,
+    version,
+) -> None:
     if version:
         click.echo(_version_text())
         return
@@ -181,8 +215,17 @@ def command(ctx: click.Context, input_path, output, split, verify_diagnostics, p
         extra.insert(0, input_path)
         input_path = "-"
     ctx.exit(
-        run(input_path, output, split, verify_diagnostics, pipeline_text, extra,
-            print_after_all, generic, sys.stdout)
+        run(
+            input_path,
+            output,
+            split,
+            verify_diagnostics,
+            pipeline_text,
+            extra,
+            print_after_all,
+            generic,
+            sys.stdout,
+        )
     )
 
 

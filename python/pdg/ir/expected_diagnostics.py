@@ -67,9 +67,7 @@ def check(
                 break
         else:
             if d.severity in ("error", "warning"):
-                problems.append(
-                    f"{d.location}: error: unexpected {d.severity}: {d.message}"
-                )
+                problems.append(f"{d.location}: error: unexpected {d.severity}: {d.message}")
         for note in d.notes:
             loc, _, message = note.partition(": ")
             for e in expectations:

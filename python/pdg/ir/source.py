@@ -88,9 +88,7 @@ class DiagnosticCollector:
         return [d for d in self.diagnostics if d.severity == "error"]
 
 
-def parse_text(
-    text: str, filename: str, ctx: ir.Context, verify: bool = True
-) -> ir.Module:
+def parse_text(text: str, filename: str, ctx: ir.Context, verify: bool = True) -> ir.Module:
     """Parses (and verifies) `text`; raises ParseFailure with diagnostics."""
     from pdg._ext import parse_source
 
@@ -100,9 +98,7 @@ def parse_text(
             module = None
     if module is None:
         if not diags.errors:
-            diags.diagnostics.append(
-                Diagnostic("error", filename, "failed to parse the input")
-            )
+            diags.diagnostics.append(Diagnostic("error", filename, "failed to parse the input"))
         raise ParseFailure(diags.diagnostics)
     return module
 

@@ -83,9 +83,7 @@ def parse_pipeline(text: str) -> list[Stage]:
             stages.append(Stage(python=name))
             continue
         if "(" not in element and not _ext.is_registered_pass(name):
-            raise PipelineError(
-                f"unknown pass '{name}'; `pdg-opt --list-passes` lists them all"
-            )
+            raise PipelineError(f"unknown pass '{name}'; `pdg-opt --list-passes` lists them all")
         if stages and stages[-1].upstream is not None:
             stages[-1].upstream.append(element)
         else:

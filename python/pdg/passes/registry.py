@@ -7,8 +7,8 @@ up here and runs them between upstream pipeline segments.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from mlir import ir
 

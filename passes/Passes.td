@@ -11,9 +11,10 @@ def PdgDeadNodeElimination : Pass<"pdg-dce", "::mlir::pdg::GraphOp"> {
     Keeps what the program's results depend on: outputs, UDF nodes (host
     callbacks may have effects), program inputs (the signature) and the
     `until` conditions of dynamic dims, and everything they read, through
-    any access. Everything else is erased, including dead cycles (two nodes
-    that only read each other), which canonicalization cannot see.
-    Use it after passes that make values unused (dedup, incrementalize).
+    any access. Everything else is erased, dead cycles included. Unlike
+    `canonicalize` (which also erases unused pure nodes), it changes nothing
+    else: no access simplification, no input pruning. Use it after passes
+    that make values unused (dedup, incrementalize).
   }];
   let statistics = [
     Statistic<"numErased", "erased-nodes", "Number of nodes erased">

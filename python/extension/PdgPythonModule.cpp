@@ -68,9 +68,9 @@ struct PyValueType : PyConcreteType<PyValueType> {
   static void bindDerived(ClassTy &c) {
     c.def_static(
         "get",
-        [](const std::vector<std::string> &domain, MlirType pointType,
-           MlirContext context) {
-          MLIRContext *ctx = unwrap(context);
+        [](const std::vector<std::string> &domain, MlirType pointType) {
+          MLIRContext *ctx = unwrap(pointType).getContext();
+          MlirContext context = wrap(ctx);
           auto point = dyn_cast<RankedTensorType>(unwrap(pointType));
           if (!point)
             throw nb::value_error(
@@ -86,8 +86,7 @@ struct PyValueType : PyConcreteType<PyValueType> {
           return PyValueType(PyMlirContext::forContext(context), wrap(type));
         },
         nb::arg("domain"), nb::arg("point_type"),
-        nb::arg("context") = nb::none(),
-        "!pdg.value<[domain...], point_type>");
+        "!pdg.value<[domain...], point_type>, in point_type's context.");
     c.def_prop_ro("domain", [](PyValueType &self) {
       std::vector<std::string> out;
       for (StringAttr d : cast<pdg::ValueType>(unwrap(self.get())).getDomain())
@@ -113,9 +112,9 @@ struct PyAccessAttr : PyConcreteAttribute<PyAccessAttr> {
   static void bindDerived(ClassTy &c) {
     c.def_static(
         "get",
-        [](MlirAffineMap map, const std::vector<int64_t> &layout,
-           MlirContext context) {
-          MLIRContext *ctx = unwrap(context);
+        [](MlirAffineMap map, const std::vector<int64_t> &layout) {
+          MLIRContext *ctx = unwrap(map).getContext();
+          MlirContext context = wrap(ctx);
           auto access = buildChecked<pdg::AccessAttr>(ctx, [&](auto emit) {
             return pdg::AccessAttr::getChecked(
                 emit, ctx, unwrap(map), llvm::ArrayRef<int64_t>(layout));
@@ -123,8 +122,9 @@ struct PyAccessAttr : PyConcreteAttribute<PyAccessAttr> {
           return PyAccessAttr(PyMlirContext::forContext(context),
                               wrap(access));
         },
-        nb::arg("exprs"), nb::arg("layout"), nb::arg("context") = nb::none(),
-        "An access from a flattened affine map and [#lbs, #ubs] per entry.");
+        nb::arg("exprs"), nb::arg("layout"),
+        "An access from a flattened affine map and [#lbs, #ubs] per entry, in "
+        "the map's context.");
     c.def_prop_ro("exprs", [](PyAccessAttr &self) -> MlirAffineMap {
       return wrap(attr(self).getExprs());
     });
@@ -149,9 +149,9 @@ struct PyAccessAttr : PyConcreteAttribute<PyAccessAttr> {
 /// on failure; the diagnostics go to the context's handlers.
 static nb::object parseSource(const std::string &source,
                               const std::string &filename,
-                              MlirContext context) {
+                              MlirContext context, bool verify) {
   MLIRContext *ctx = unwrap(context);
-  ParserConfig config(ctx);
+  ParserConfig config(ctx, /*verifyAfterParse=*/verify);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, config, filename);
   if (!module)
@@ -208,7 +208,7 @@ static void populate(nb::module_ &m) {
   m.def("register_dialect", registerDialect, nb::arg("context") = nb::none(),
         nb::arg("load") = true, "Registers (and loads) the pdg dialect.");
   m.def("parse_source", parseSource, nb::arg("source"), nb::arg("filename"),
-        nb::arg("context") = nb::none(),
+        nb::arg("context") = nb::none(), nb::arg("verify") = true,
         "Parses a module; diagnostics carry `filename`. None on failure.");
   m.def("is_registered_pass", isRegisteredPass, nb::arg("name"));
   m.def("add_pass_pipeline", addPassPipeline, nb::arg("pm"),

@@ -5,6 +5,8 @@ loaded first; importing `_pdg_ext` directly aborts the process otherwise.
 """
 
 import mlir.ir  # noqa: F401  (must precede the extension)
+from mlir._mlir_libs import _mlir
+
 
 from pdg._pdg_ext import (  # noqa: F401
     MLIR_VERSION,
@@ -16,3 +18,7 @@ from pdg._pdg_ext import (  # noqa: F401
     print_registered_passes,
     register_dialect,
 )
+
+# Ops parsed from text come back as the generated classes (GraphOp, NodeOp)
+# only if MLIR knows where to look for the `pdg` namespace's module.
+_mlir.globals.append_dialect_search_prefix("pdg.dialects")

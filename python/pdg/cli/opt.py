@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from typing import TextIO
 
 import click
@@ -44,18 +45,58 @@ def _list_passes() -> None:
             click.echo(f"  --{p.name:<32} {p.summary}")
     click.echo("Passes registered with MLIR (pdg's C++ passes and upstream's):")
     sys.stdout.flush()
-    _ext.print_registered_passes()
+    # LLVM prints to file descriptor 1 and aborts on a closed pipe; print to a
+    # file instead and copy it through Python, which handles that case.
+    with tempfile.TemporaryFile() as tmp:
+        saved = os.dup(1)
+        try:
+            os.dup2(tmp.fileno(), 1)
+            _ext.print_registered_passes()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        tmp.seek(0)
+        sys.stdout.write(tmp.read().decode("utf-8", "replace"))
 
 
-def _pass_flags_to_pipeline(extra: list[str]) -> str:
+# pdg-opt's own options, and those of them that take a value.
+_OPTIONS = {
+    "-o", "--output", "--split-input-file", "--verify-diagnostics", "--pass-pipeline",
+    "--list-passes", "--mlir-print-ir-after-all", "--mlir-print-op-generic", "--version",
+    "-h", "--help",
+}
+_VALUED = {"-o", "--output", "--pass-pipeline"}
+
+
+def _split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Separates `--PASS[=OPTIONS]` flags (anywhere on the line) from the
+    rest, which click parses."""
+    rest, flags = [], []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name = arg.split("=", 1)[0]
+        if arg == "--":
+            rest += argv[i:]
+            break
+        if name in _OPTIONS or not arg.startswith("--"):
+            rest.append(arg)
+            if name in _VALUED and "=" not in arg and i + 1 < len(argv):
+                rest.append(argv[i + 1])
+                i += 1
+        else:
+            flags.append(arg)
+        i += 1
+    return rest, flags
+
+
+def _pass_flags_to_pipeline(flags: list[str]) -> str:
     """`--canonicalize --cse='x=1'` -> `canonicalize,cse{x=1}`."""
     from pdg import _ext
     from pdg.passes.registry import get_pass
 
     elements = []
-    for arg in extra:
-        if not arg.startswith("--"):
-            raise UserError(f"unexpected argument '{arg}' (one input file at most)")
+    for arg in flags:
         name, _, options = arg[2:].partition("=")
         if get_pass(name) is None and not _ext.is_registered_pass(name):
             raise UserError(
@@ -95,7 +136,10 @@ def _process_chunk(
         module = _ext.parse_source(text, filename, ctx)
         if module is None:
             return None, diags.diagnostics
-        failures = run_pipeline(module, stages, print_after_all, dump=sys.stderr)
+        try:
+            failures = run_pipeline(module, stages, print_after_all, dump=sys.stderr)
+        except PipelineError as e:
+            raise UserError(f"invalid pass pipeline: {e}") from None
     if failures:
         return None, diags.diagnostics + failures
     printed = module.operation.get_asm(print_generic_op_form=generic, assume_verified=True)
@@ -108,12 +152,12 @@ def run(
     split: bool,
     verify_diagnostics: bool,
     pipeline_text: str | None,
-    extra: list[str],
+    pass_flags: list[str],
     print_after_all: bool,
     generic: bool,
     out_stream: TextIO,
 ) -> int:
-    flag_pipeline = _pass_flags_to_pipeline(extra)
+    flag_pipeline = _pass_flags_to_pipeline(pass_flags)
     if pipeline_text and flag_pipeline:
         raise UserError("give passes either with --pass-pipeline or as flags, not both")
     try:
@@ -141,7 +185,13 @@ def run(
         failed = bool(problems)
     result = "// -----\n".join(outputs)
     if output == "-":
-        out_stream.write(result)
+        try:
+            out_stream.write(result)
+            out_stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise UserError(f"cannot write the output: {e.strerror}") from None
     elif result or not failed:
         try:
             with open(output, "w", encoding="utf-8") as f:
@@ -152,9 +202,7 @@ def run(
 
 
 @click.command(
-    context_settings=dict(
-        ignore_unknown_options=True, allow_extra_args=True, help_option_names=["-h", "--help"]
-    ),
+    context_settings={"help_option_names": ["-h", "--help"]},
     epilog="Any registered pass is also a flag: `pdg-opt --pdg-dce --canonicalize in.mlir`.",
 )
 @click.argument("input_path", default="-", metavar="[INPUT]")
@@ -190,6 +238,7 @@ def run(
     help="Print operations in the generic form.",
 )
 @click.option("--version", is_flag=True, help="Print the pdg and MLIR versions and exit.")
+@click.option("--pass-flag", "pass_flags", multiple=True, hidden=True)
 @click.pass_context
 def command(
     ctx: click.Context,
@@ -202,6 +251,7 @@ def command(
     print_after_all,
     generic,
     version,
+    pass_flags,
 ) -> None:
     if version:
         click.echo(_version_text())
@@ -209,11 +259,6 @@ def command(
     if list_passes:
         _list_passes()
         return
-    extra = list(ctx.args)
-    # click passes an unknown `--flag` given before the input as the input.
-    if input_path.startswith("--"):
-        extra.insert(0, input_path)
-        input_path = "-"
     ctx.exit(
         run(
             input_path,
@@ -221,7 +266,7 @@ def command(
             split,
             verify_diagnostics,
             pipeline_text,
-            extra,
+            list(pass_flags),
             print_after_all,
             generic,
             sys.stdout,
@@ -231,9 +276,11 @@ def command(
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; maps every failure to exit code 1 with a one-line error."""
+    rest, flags = _split_pass_flags(list(sys.argv[1:] if argv is None else argv))
+    args = rest + [f"--pass-flag={f}" for f in flags]
     try:
         # Without standalone mode, click returns ctx.exit()'s code.
-        rc = command.main(args=argv, prog_name="pdg-opt", standalone_mode=False)
+        rc = command.main(args=args, prog_name="pdg-opt", standalone_mode=False)
         return rc if isinstance(rc, int) else 0
     except click.exceptions.Exit as e:
         return e.exit_code

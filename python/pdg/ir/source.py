@@ -93,9 +93,7 @@ def parse_text(text: str, filename: str, ctx: ir.Context, verify: bool = True) -
     from pdg._ext import parse_source
 
     with DiagnosticCollector(ctx) as diags:
-        module = parse_source(text, filename, ctx)
-        if module is not None and verify and not module.operation.verify():
-            module = None
+        module = parse_source(text, filename, ctx, verify)
     if module is None:
         if not diags.errors:
             diags.diagnostics.append(Diagnostic("error", filename, "failed to parse the input"))

@@ -1,0 +1,140 @@
+"""Shared fixtures for pdg's Python tests: contexts, repository paths, a
+small sample program, an in-process `pdg-opt` runner and a scoped registry
+of test-only Python passes."""
+
+from __future__ import annotations
+
+import io
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pdg.ir
+import pytest
+from pdg.passes import registry
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES_DIR = REPO_ROOT / "examples"
+DECODE_STEP = EXAMPLES_DIR / "decode_step.mlir"
+PDG_OPT_EXE = REPO_ROOT / ".venv" / "bin" / "pdg-opt"
+
+# A small valid program: an input, a live node with an input its body never
+# uses (canonicalize drops it), and a dead cycle p <-> q (pdg-dce drops it).
+SMALL_PROGRAM = """\
+pdg.graph @small {
+  pdg.dim @t < 8
+  %w = pdg.input "w" : !pdg.value<[], tensor<f32>>
+  %x = pdg.node "x" [t] (%a = %w[] : !pdg.value<[], tensor<f32>>,
+                         %u = %w[] : !pdg.value<[], tensor<f32>>) -> tensor<f32> {
+    pdg.yield %a : tensor<f32>
+  }
+  %p = pdg.node "p" [t] -> tensor<f32>
+    case (t == 0) (%a = %w[] : !pdg.value<[], tensor<f32>>) {
+      pdg.yield %a : tensor<f32>
+    }
+    case (t >= 1) (%a = %q[t - 1] : !pdg.value<[t], tensor<f32>>) {
+      pdg.yield %a : tensor<f32>
+    }
+  %q = pdg.node "q" [t] (%a = %p[t] : !pdg.value<[t], tensor<f32>>) -> tensor<f32> {
+    pdg.yield %a : tensor<f32>
+  }
+  pdg.output "x" %x : !pdg.value<[t], tensor<f32>>
+}
+"""
+
+# Fails verification at line 2, column 3 (a static bound must be >= 1).
+BAD_DIM_PROGRAM = """\
+pdg.graph @bad {
+  pdg.dim @t < 0
+}
+"""
+
+
+@pytest.fixture
+def ctx():
+    """A fresh context with the pdg dialect (and upstream dialects) loaded."""
+    return pdg.ir.make_context()
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture
+def decode_step_path() -> Path:
+    assert DECODE_STEP.is_file(), DECODE_STEP
+    return DECODE_STEP
+
+
+@pytest.fixture
+def pdg_opt_exe() -> Path:
+    if not PDG_OPT_EXE.exists():
+        pytest.skip(f"{PDG_OPT_EXE} is not installed")
+    return PDG_OPT_EXE
+
+
+@pytest.fixture
+def small_program() -> str:
+    return SMALL_PROGRAM
+
+
+@pytest.fixture
+def write_file(tmp_path):
+    """write_file(name, text) -> Path of a file under the test's tmp dir."""
+
+    def write(name: str, text: str) -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    return write
+
+
+@dataclass
+class OptResult:
+    rc: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def opt(capfd, monkeypatch):
+    """Runs `pdg.cli.opt.main(argv)` in-process; returns rc, stdout, stderr.
+
+    Captures at the file-descriptor level (capfd) so that what the C++ side
+    prints (IR dumps, the pass list) is seen too. `stdin` replaces sys.stdin.
+    """
+    from pdg.cli.opt import main
+
+    def run(*argv: str, stdin: str | None = None) -> OptResult:
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        capfd.readouterr()  # drop anything printed before
+        rc = main(list(argv))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        captured = capfd.readouterr()
+        return OptResult(rc, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def python_pass():
+    """Registers test-only Python passes; unregisters them afterwards.
+
+    `python_pass(name, fn, summary=...)` registers `fn(module)` under `name`
+    through the public decorator and returns `fn`.
+    """
+    added: list[str] = []
+
+    def add(name: str, fn, summary: str = "test-only pass"):
+        assert registry.get_pass(name) is None, f"{name} already registered"
+        registry.register(name, summary)(fn)
+        added.append(name)
+        return fn
+
+    yield add
+    for name in added:
+        registry._PASSES.pop(name, None)

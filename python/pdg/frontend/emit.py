@@ -1,0 +1,232 @@
+"""Emitting a frontend Program as a pdg.graph, in the dialect's text form.
+
+Every recurrent tensor becomes one node (inputs, udfs and cases nodes map
+directly). Views never become nodes: their access goes into the consumer's
+input list. A node used only inside the cases that hold under a condition
+(e.g. the `f(x[t - 1])` of `x[t > 0] = f(x[t - 1])`) is restricted to that
+condition, so that it never reads outside its producer's domain.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .body import Body, Val
+from .dtypes import TensorType
+from .errors import ProgramError
+from .index import Condition
+from .tensor import (
+    CasesDef,
+    InputDef,
+    OpDef,
+    Operand,
+    Point,
+    RecurrentTensor,
+    Slice,
+    UdfDef,
+    _constant_difference,
+)
+
+_UNUSED = "unused"  # lattice bottom: no use seen yet
+_ANY = None  # lattice top: needed everywhere
+
+
+def value_type(rt: RecurrentTensor) -> str:
+    return f"!pdg.value<[{', '.join(d.name for d in rt.domain)}], {rt.type.mlir()}>"
+
+
+def operand_type(operand: Operand) -> TensorType:
+    """The type a body receives: slice sizes, then the source's shape."""
+    sizes = []
+    for e in operand.entries:
+        if isinstance(e, Slice):
+            size = None
+            if len(e.lbs) == 1 and len(e.ubs) == 1:
+                size = _constant_difference(e.ubs[0], e.lbs[0])
+                if size is not None and size < 0:
+                    size = None
+            sizes.append(size)
+    return TensorType(tuple(sizes) + tuple(operand.source.shape), operand.source.dtype)
+
+
+def _operands(rt: RecurrentTensor) -> list[Operand]:
+    d = rt.definition
+    if isinstance(d, OpDef):
+        return d.operands
+    if isinstance(d, UdfDef):
+        return d.operands
+    if isinstance(d, CasesDef):
+        return [op for _, op, _ in d.cases]
+    return []
+
+
+def _restrictions(program) -> dict[int, object]:
+    """For each op node: the one condition under which it is needed (None:
+    everywhere). Restrictions flow only through same-point reads."""
+    state: dict[int, object] = {id(v): _UNUSED for v in program.values}
+    roots = {id(v) for _, v in program.outputs}
+    roots |= {id(d.until_value) for d in program.dims if d.until_value is not None}
+    for v in program.values:
+        if not isinstance(v.definition, OpDef):
+            state[id(v)] = _ANY
+    for r in roots:
+        state[r] = _ANY
+
+    def join(old, new):
+        if old is _UNUSED:
+            return new
+        if old is _ANY or new is _ANY:
+            return _ANY
+        return old if old.key() == new.key() else _ANY
+
+    changed = True
+    while changed:
+        changed = False
+        for consumer in program.values:
+            here = state[id(consumer)]
+            if here is _UNUSED:
+                continue
+            uses = []
+            d = consumer.definition
+            if isinstance(d, CasesDef):
+                uses = [(op, cond) for cond, op, _ in d.cases]
+            else:
+                uses = [(op, here) for op in _operands(consumer)]
+            for op, cond in uses:
+                src = op.source
+                if not isinstance(src.definition, OpDef):
+                    continue
+                ok = (cond is not _ANY and op.is_identity()
+                      and cond.names() <= {x.name for x in src.domain}
+                      | program._symbol_names())
+                new = join(state[id(src)], cond if ok else _ANY)
+                if new is not state[id(src)] and not (
+                    isinstance(new, Condition) and isinstance(state[id(src)], Condition)
+                    and new.key() == state[id(src)].key()
+                ):
+                    state[id(src)] = new
+                    changed = True
+    return state
+
+
+class _Names:
+    def __init__(self):
+        self.used: set[str] = set()
+        self.by_id: dict[int, str] = {}
+
+    def of(self, rt: RecurrentTensor) -> str:
+        if id(rt) in self.by_id:
+            return self.by_id[id(rt)]
+        base = rt.name or _default_name(rt)
+        base = re.sub(r"[^A-Za-z0-9_]", "_", base)
+        if not re.match(r"^[A-Za-z_]", base):
+            base = "v" + base
+        name, n = base, 0
+        while name in self.used:
+            n += 1
+            name = f"{base}_{n}"
+        self.used.add(name)
+        self.by_id[id(rt)] = name
+        return name
+
+
+def _default_name(rt: RecurrentTensor) -> str:
+    d = rt.definition
+    if isinstance(d, OpDef):
+        return d.attrs.get("name") or d.op.name
+    return "v"
+
+
+def _inputs(names: _Names, operands: list[Operand], arg_prefix: str | None) -> str:
+    parts = []
+    for i, op in enumerate(operands):
+        entries = ", ".join(e.render() for e in op.entries)
+        read = f"%{names.of(op.source)}[{entries}] : {value_type(op.source)}"
+        parts.append(f"%{arg_prefix}{i} = {read}" if arg_prefix else read)
+    return "(" + ", ".join(parts) + ")" if parts else ""
+
+
+def _indent(lines: list[str], pad: str) -> list[str]:
+    return [pad + line for line in lines]
+
+
+def _node(names: _Names, rt: RecurrentTensor, restriction) -> list[str]:
+    d = rt.definition
+    dims = ", ".join(x.name for x in rt.domain)
+    head = f'%{names.of(rt)} = pdg.node "{names.of(rt)}" [{dims}]'
+    loc = rt.loc.mlir()
+    point = rt.type.mlir()
+    if isinstance(d, CasesDef):
+        if not d.cases:
+            raise ProgramError(
+                f"'{rt.name or 'value'}' is declared recurrent but no case defines it",
+                loc=rt.loc, hint="define it with x[cond] = value")
+        lines = [f"{head} -> {point}"]
+        for cond, op, _ in d.cases:
+            src_type = operand_type(op)
+            lines.append(f"  case ({cond.render()}) {_inputs(names, [op], 'a')} {{")
+            if src_type != rt.type:
+                raise ProgramError("case value type differs from the value's type", loc=rt.loc)
+            lines.append(f"    pdg.yield %a0 : {point}")
+            lines.append("  }")
+        lines[-1] += f" {loc}"
+        return lines
+    assert isinstance(d, OpDef)
+    body = Body(indent="    " if restriction is not _ANY else "  ")
+    args = [Val(f"%a{i}", operand_type(op)) for i, op in enumerate(d.operands)]
+    result = d.op.emit(body, args, rt.type, d.attrs)
+    if result.type != rt.type:
+        raise RuntimeError(f"internal error: {d.op.name} emitted {result.type}, not {rt.type}")
+    body.line(f"pdg.yield {result.name} : {point}")
+    if restriction is _ANY:
+        return [f"{head} {_inputs(names, d.operands, 'a')} -> {point} {{", *body.lines,
+                f"}} {loc}"]
+    return [f"{head} -> {point}",
+            f"  case ({restriction.render()}) {_inputs(names, d.operands, 'a')} {{",
+            *body.lines, f"  }} {loc}"]
+
+
+def emit_program(program) -> str:
+    names = _Names()
+    # Reserve the names of inputs and named values first, so they keep them.
+    for v in program.values:
+        if v.name:
+            names.of(v)
+    restrictions = _restrictions(program)
+    lines = [f"pdg.graph @{program.name} {{"]
+    for dim in program.dims:
+        if dim.kind == "static":
+            lines.append(f"  pdg.dim @{dim.name} < {dim.static_size} {dim.loc.mlir()}")
+            continue
+        text = f"  pdg.dim @{dim.name} < {dim.kind} {dim.symbol}"
+        if dim.max is not None:
+            text += f" max {dim.max}"
+        if dim.kind == "dynamic":
+            if dim.until_value is None:
+                raise ProgramError(
+                    f"dynamic dim '{dim.name}' never ends", loc=dim.loc,
+                    hint=f"give its end condition with {dim.name}.until(done)")
+            u = dim.until_value
+            text += f" until %{names.of(u)} : {value_type(u)}"
+        lines.append(f"{text} {dim.loc.mlir()}")
+    for v in program.values:
+        d = v.definition
+        if isinstance(d, InputDef):
+            lines.append(f'  %{names.of(v)} = pdg.input "{d.name}" : {value_type(v)} '
+                         f"{v.loc.mlir()}")
+        elif isinstance(d, UdfDef):
+            dims = ", ".join(x.name for x in v.domain)
+            lines.append(f'  %{names.of(v)} = pdg.udf "{d.callee}" [{dims}] '
+                         f"{_inputs(names, d.operands, None)} -> {v.type.mlir()} {v.loc.mlir()}")
+        else:
+            restriction = restrictions.get(id(v), _ANY)
+            if restriction == _UNUSED:
+                restriction = _ANY
+            lines += _indent(_node(names, v, restriction), "  ")
+    for name, v in program.outputs:
+        lines.append(f'  pdg.output "{name}" %{names.of(v)} : {value_type(v)}')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["emit_program", "operand_type", "value_type", "Point"]

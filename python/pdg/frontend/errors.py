@@ -1,0 +1,52 @@
+"""Errors in user programs, reported at the user's own source line.
+
+Frontend objects remember where the user created them (`SourceLoc`); a
+mistake raises `ProgramError` naming that file and line, never an MLIR
+internals message.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    filename: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.filename}:{self.line}"
+
+    def mlir(self) -> str:
+        """As an MLIR location attribute."""
+        name = self.filename.replace("\\", "\\\\").replace('"', '\\"')
+        return f'loc("{name}":{self.line}:1)'
+
+
+def user_location() -> SourceLoc:
+    """The innermost stack frame outside the pdg package: the user's line."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_PACKAGE_DIR + os.sep):
+            return SourceLoc(frame.f_code.co_filename, frame.f_lineno)
+        frame = frame.f_back
+    return SourceLoc("<unknown>", 0)
+
+
+class ProgramError(Exception):
+    """A mistake in a pdg program, located at the user's source line."""
+
+    def __init__(self, message: str, loc: SourceLoc | None = None, hint: str = ""):
+        self.loc = loc or user_location()
+        self.message = message
+        self.hint = hint
+        text = f"{self.loc}: error: {message}"
+        if hint:
+            text += f"\n  hint: {hint}"
+        super().__init__(text)

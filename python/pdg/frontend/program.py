@@ -1,0 +1,213 @@
+"""A pdg program: dims, inputs, recurrent tensors, host callbacks, outputs.
+
+    prog = Program("count")
+    t = prog.dim("t", 8)
+    x = prog.recurrent((), "i64", domain=[t], name="x")
+    x[t == 0] = 0
+    x[t > 0] = x[t - 1] + 1
+    prog.output("x", x)
+    module = prog.build()          # a verified pdg.graph (mlir ir.Module)
+
+`build()` turns the program into the pdg dialect (emit.py) and verifies it;
+any mistake is a ProgramError at the user's source line.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Callable, Sequence
+
+from . import ops
+from .dtypes import TensorType, canonical_dtype
+from .errors import ProgramError, user_location
+from .tensor import CasesDef, Dim, InputDef, RecurrentTensor, TensorLike, UdfDef, View
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_RESERVED = {"max", "min", "floordiv", "ceildiv", "mod", "case", "default", "launch",
+             "dynamic", "until"}
+
+
+def _check_name(name: str, what: str) -> None:
+    if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED \
+            or keyword.iskeyword(name):
+        raise ProgramError(
+            f"{what} name {name!r} must be an identifier (letters, digits, '_') "
+            f"and not one of {', '.join(sorted(_RESERVED))}"
+        )
+
+
+class Program:
+    def __init__(self, name: str = "main"):
+        _check_name(name, "program")
+        self.name = name
+        self.dims: list[Dim] = []
+        self.values: list[RecurrentTensor] = []
+        self.outputs: list[tuple[str, RecurrentTensor]] = []
+        self.udfs: dict[str, Callable] = {}
+        self.input_names: list[str] = []
+
+    def __enter__(self) -> Program:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    # -- registration (called by tensors) -----------------------------------
+    def _register(self, value: RecurrentTensor) -> None:
+        self.values.append(value)
+
+    def _dims_by_name(self) -> dict[str, Dim]:
+        return {d.name: d for d in self.dims}
+
+    def _symbol_names(self) -> set[str]:
+        return {d.symbol for d in self.dims if d.symbol}
+
+    def _ordered_dims(self, names: set[str]) -> tuple[Dim, ...]:
+        """Dims with these names, in declaration order (outermost first)."""
+        return tuple(d for d in self.dims if d.name in names)
+
+    # -- declarations ---------------------------------------------------------
+    def dim(
+        self,
+        name: str,
+        size: int | None = None,
+        *,
+        launch: str | None = None,
+        dynamic: str | None = None,
+        max: int | None = None,  # noqa: A002
+    ) -> Dim:
+        """A dimension: `dim("i", 10)` static, `dim("b", launch="B")` given at
+        run time, `dim("t", dynamic="T", max=256)` ended by `t.until(cond)`."""
+        _check_name(name, "dim")
+        given = [x is not None for x in (size, launch, dynamic)]
+        if sum(given) != 1:
+            raise ProgramError(
+                f"dim '{name}' needs exactly one of: a static size, launch='SYMBOL', "
+                "dynamic='SYMBOL'"
+            )
+        if name in self._dims_by_name() or name in self._symbol_names():
+            raise ProgramError(f"'{name}' is already a dim or bound symbol")
+        if max is not None and (not isinstance(max, int) or max < 1):
+            raise ProgramError(f"max of dim '{name}' must be a positive int, got {max!r}")
+        if size is not None:
+            if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+                raise ProgramError(f"size of dim '{name}' must be a positive int, got {size!r}")
+            dim = Dim(self, name, "static", size=size)
+        else:
+            symbol = launch if launch is not None else dynamic
+            _check_name(symbol, "bound symbol")
+            if symbol in self._dims_by_name() or symbol in self._symbol_names() or symbol == name:
+                raise ProgramError(f"bound symbol '{symbol}' is already used")
+            kind = "launch" if launch is not None else "dynamic"
+            dim = Dim(self, name, kind, symbol=symbol, max=max)
+        self.dims.append(dim)
+        return dim
+
+    def _domain(self, domain: Sequence) -> tuple[Dim, ...]:
+        dims = []
+        for d in domain:
+            if not isinstance(d, Dim) or d.program is not self:
+                raise ProgramError(f"domain entries must be dims of this program, got {d!r}")
+            if any(x is d for x in dims):
+                raise ProgramError(f"dim '{d.name}' appears twice in the domain")
+            dims.append(d)
+        return self._ordered_dims({d.name for d in dims})
+
+    def input(self, name: str, shape: Sequence[int] = (), dtype="f32",
+              domain: Sequence = ()) -> RecurrentTensor:
+        """A program input (weights, prompts): `shape` per point of `domain`."""
+        _check_name(name, "input")
+        if name in self.input_names:
+            raise ProgramError(f"input '{name}' is declared twice")
+        shape = tuple(shape)
+        if any(not isinstance(d, int) or d < 0 for d in shape):
+            raise ProgramError(f"input '{name}' needs a static shape of ints, got {shape}")
+        self.input_names.append(name)
+        type_ = TensorType(shape, canonical_dtype(dtype))
+        return RecurrentTensor(self, self._domain(domain), type_, InputDef(name), name=name)
+
+    def recurrent(self, shape: Sequence[int] = (), dtype="f32", domain: Sequence = (),
+                  name: str | None = None) -> RecurrentTensor:
+        """A value defined by cases: `x[t == 0] = a; x[t > 0] = f(x[t - 1])`."""
+        if name is not None:
+            _check_name(name, "value")
+        type_ = TensorType(tuple(shape), canonical_dtype(dtype))
+        return RecurrentTensor(self, self._domain(domain), type_, CasesDef(), name=name)
+
+    def udf(self, fn: Callable, inputs: Sequence[TensorLike], shape: Sequence[int] = (),
+            dtype="f32", domain: Sequence | None = None,
+            name: str | None = None) -> RecurrentTensor:
+        """A value computed by the Python callable `fn(*input_arrays)` at each
+        point, e.g. a reward on decoded text."""
+        if not callable(fn):
+            raise ProgramError(f"udf needs a callable, got {type(fn).__name__}")
+        callee = name or getattr(fn, "__name__", "udf")
+        _check_name(callee, "udf")
+        if callee in self.udfs and self.udfs[callee] is not fn:
+            raise ProgramError(f"another callable is already registered as udf '{callee}'")
+        names = set()
+        for x in inputs:
+            if not isinstance(x, TensorLike):
+                raise ProgramError("udf inputs must be tensors")
+            names |= {d.name for d in x.domain}
+        dims = self._ordered_dims(names) if domain is None else self._domain(domain)
+        if names - {d.name for d in dims}:
+            raise ProgramError(
+                f"udf inputs depend on dims {sorted(names - {d.name for d in dims})} "
+                "outside its domain"
+            )
+        self.udfs[callee] = fn
+        type_ = TensorType(tuple(shape), canonical_dtype(dtype))
+        operands = [x.operand() for x in inputs]
+        return RecurrentTensor(self, dims, type_, UdfDef(callee, operands), name=callee)
+
+    def constant(self, value, shape: Sequence[int] = (), dtype="f32") -> RecurrentTensor:
+        return ops.constant(self, value, shape, dtype)
+
+    def coordinate(self, dim: Dim) -> RecurrentTensor:
+        """The current coordinate along `dim` (an i64 scalar), e.g. positions."""
+        return ops.coordinate(dim)
+
+    def output(self, name: str, value: TensorLike) -> None:
+        _check_name(name, "output")
+        if any(n == name for n, _ in self.outputs):
+            raise ProgramError(f"output '{name}' is declared twice")
+        if not isinstance(value, TensorLike) or value.program is not self:
+            raise ProgramError(f"output '{name}' must be a tensor of this program")
+        if isinstance(value, View):
+            value = ops.cast_to(value, value.dtype)
+        self.outputs.append((name, value))
+
+    # -- compilation ----------------------------------------------------------
+    def to_mlir(self) -> str:
+        """The program in the pdg dialect, as text."""
+        from .emit import emit_program
+
+        return emit_program(self)
+
+    def build(self, context=None):
+        """The verified pdg.graph, as an `mlir.ir.Module`."""
+        from pdg.ir import ParseFailure, make_context, parse_text
+
+        text = self.to_mlir()
+        ctx = context or make_context()
+        try:
+            return parse_text(text, f"<pdg program {self.name}>", ctx)
+        except ParseFailure as failure:
+            first = failure.diagnostics[0]
+            if first.location.startswith("<pdg program"):
+                raise RuntimeError(
+                    "internal error: pdg emitted IR that does not verify:\n"
+                    f"{failure}\n--- IR ---\n{text}"
+                ) from None
+            raise ProgramError(first.message, loc=_parse_loc(first.location)) from None
+
+
+def _parse_loc(location: str):
+    from .errors import SourceLoc
+
+    m = re.match(r"^(.*):(\d+):(\d+)$", location)
+    if not m:
+        return user_location()
+    return SourceLoc(m.group(1), int(m.group(2)))

@@ -35,7 +35,12 @@ def float_literal(value: float, dtype: str) -> str:
         if dtype == "f32":
             return "0x7F800000" if value > 0 else "0xFF800000"
         return "0x7FF0000000000000" if value > 0 else "0xFFF0000000000000"
-    return repr(float(value))
+    text = repr(float(value))
+    # MLIR float literals need a '.' in the mantissa: 1e-05 -> 1.0e-05.
+    mantissa, e, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + e + exponent
 
 
 class Body:

@@ -89,7 +89,7 @@ def _restrictions(program) -> dict[int, object]:
             uses = []
             d = consumer.definition
             if isinstance(d, CasesDef):
-                uses = [(op, cond) for cond, op, _ in d.cases]
+                uses = [(op, cond if cond.constraints else _ANY) for cond, op, _ in d.cases]
             else:
                 uses = [(op, here) for op in _operands(consumer)]
             for op, cond in uses:
@@ -164,7 +164,8 @@ def _node(names: _Names, rt: RecurrentTensor, restriction) -> list[str]:
         lines = [f"{head} -> {point}"]
         for cond, op, _ in d.cases:
             src_type = operand_type(op)
-            lines.append(f"  case ({cond.render()}) {_inputs(names, [op], 'a')} {{")
+            head_case = f"case ({cond.render()})" if cond.constraints else "default"
+            lines.append(f"  {head_case} {_inputs(names, [op], 'a')} {{")
             if src_type != rt.type:
                 raise ProgramError("case value type differs from the value's type", loc=rt.loc)
             lines.append(f"    pdg.yield %a0 : {point}")
@@ -186,7 +187,48 @@ def _node(names: _Names, rt: RecurrentTensor, restriction) -> list[str]:
             *body.lines, f"  }} {loc}"]
 
 
+def _holds_at_origin(cond: Condition) -> bool:
+    """Whether a case condition holds at the first point (every dim 0),
+    with bound symbols taken large."""
+    from .index import Const, DimRef, Div, Scaled, SymRef, Sum
+
+    def value(e) -> int:
+        if isinstance(e, Const):
+            return e.value
+        if isinstance(e, SymRef):
+            return 1 << 30
+        if isinstance(e, DimRef):
+            return 0
+        if isinstance(e, Sum):
+            return value(e.lhs) + value(e.rhs)
+        if isinstance(e, Scaled):
+            return value(e.expr) * e.factor
+        if isinstance(e, Div):
+            v = value(e.expr)
+            return v // e.divisor if e.op == "floordiv" else v % e.divisor
+        raise TypeError(e)
+
+    return all((value(c.expr) == 0) if c.kind == "==" else (value(c.expr) >= 0)
+               for c in cond.constraints)
+
+
+def check_base_cases(program) -> None:
+    """A value defined by cases must be defined at its first point."""
+    for v in program.values:
+        d = v.definition
+        if isinstance(d, CasesDef) and d.cases and v.domain:
+            if not any(_holds_at_origin(cond) for cond, _, _ in d.cases):
+                first = ", ".join(f"{x.name} = 0" for x in v.domain)
+                raise ProgramError(
+                    f"recurrence without a base case: no case defines "
+                    f"'{v.name or 'the value'}' at its first point ({first})",
+                    loc=v.loc,
+                    hint=f"add one, e.g. {v.name or 'x'}[{v.domain[-1].name} == 0] = init",
+                )
+
+
 def emit_program(program) -> str:
+    check_base_cases(program)
     names = _Names()
     # Reserve the names of inputs and named values first, so they keep them.
     for v in program.values:

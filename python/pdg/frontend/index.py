@@ -271,8 +271,10 @@ class Condition:
 
     def __bool__(self):
         raise ProgramError(
-            "a condition on dims has no truth value",
-            hint="combine conditions with '&', and use them as x[cond] = value",
+            "a condition on dims has no truth value (Python's if, and/or, max and min "
+            "need one)",
+            hint="use pdg.max/pdg.min for slice bounds, '&' to combine conditions, "
+            "and x[cond] = value to define a case",
         )
 
     def names(self) -> set[str]:

@@ -83,6 +83,46 @@ def constant(program, value, shape=(), dtype="f32") -> RecurrentTensor:
     return RecurrentTensor(program, (), type_, OpDef(CONSTANT, [], {"value": value}))
 
 
+def _dense_literal(values, dtype: str) -> str:
+    import numpy as np
+
+    from .body import float_literal
+
+    arr = np.asarray(values)
+
+    def lit(v) -> str:
+        if dtype == "bool":
+            return "true" if bool(v) else "false"
+        if is_float(dtype):
+            return float_literal(float(v), dtype)
+        return str(int(v))
+
+    def nested(a) -> str:
+        if a.ndim == 0:
+            return lit(a.item())
+        return "[" + ", ".join(nested(x) for x in a) + "]"
+
+    return nested(arr)
+
+
+def _emit_constant_array(body: Body, args, type_: TensorType, attrs) -> Val:
+    return body.emit(f"arith.constant dense<{attrs['literal']}> : {type_.mlir()}", type_)
+
+
+CONSTANT_ARRAY = OpSpec("constant_array", _emit_constant_array)
+
+
+def constant_array(program, values, dtype=None) -> RecurrentTensor:
+    """A tensor holding the given array (a NumPy array or nested lists)."""
+    import numpy as np
+
+    arr = np.asarray(values)
+    dt = canonical_dtype(dtype if dtype is not None else arr.dtype)
+    type_ = TensorType(tuple(int(d) for d in arr.shape), dt)
+    return RecurrentTensor(program, (), type_,
+                           OpDef(CONSTANT_ARRAY, [], {"literal": _dense_literal(arr, dt)}))
+
+
 def _emit_coordinate(body: Body, args, type_: TensorType, attrs) -> Val:
     p = body.emit(f"pdg.point @{attrs['dim']} : index", "index")
     i = body.emit(f"arith.index_cast {p.name} : index to i64", "i64")

@@ -28,12 +28,14 @@ _RESERVED = {"max", "min", "floordiv", "ceildiv", "mod", "case", "default", "lau
              "dynamic", "until"}
 
 
-def _check_name(name: str, what: str) -> None:
-    if not isinstance(name, str) or not _NAME.match(name) or name in _RESERVED \
-            or keyword.iskeyword(name):
+def _check_name(name: str, what: str, in_expressions: bool = False) -> None:
+    """Names must be identifiers; those used inside index expressions (dims,
+    bound symbols) must also avoid the access syntax's words."""
+    reserved = in_expressions and (name in _RESERVED or keyword.iskeyword(name))
+    if not isinstance(name, str) or not _NAME.match(name) or reserved:
+        extra = f" and not one of {', '.join(sorted(_RESERVED))}" if in_expressions else ""
         raise ProgramError(
-            f"{what} name {name!r} must be an identifier (letters, digits, '_') "
-            f"and not one of {', '.join(sorted(_RESERVED))}"
+            f"{what} name {name!r} must be an identifier (letters, digits, '_'){extra}"
         )
 
 
@@ -79,7 +81,7 @@ class Program:
     ) -> Dim:
         """A dimension: `dim("i", 10)` static, `dim("b", launch="B")` given at
         run time, `dim("t", dynamic="T", max=256)` ended by `t.until(cond)`."""
-        _check_name(name, "dim")
+        _check_name(name, "dim", in_expressions=True)
         given = [x is not None for x in (size, launch, dynamic)]
         if sum(given) != 1:
             raise ProgramError(
@@ -96,7 +98,7 @@ class Program:
             dim = Dim(self, name, "static", size=size)
         else:
             symbol = launch if launch is not None else dynamic
-            _check_name(symbol, "bound symbol")
+            _check_name(symbol, "bound symbol", in_expressions=True)
             if symbol in self._dims_by_name() or symbol in self._symbol_names() or symbol == name:
                 raise ProgramError(f"bound symbol '{symbol}' is already used")
             kind = "launch" if launch is not None else "dynamic"
@@ -165,6 +167,10 @@ class Program:
     def constant(self, value, shape: Sequence[int] = (), dtype="f32") -> RecurrentTensor:
         return ops.constant(self, value, shape, dtype)
 
+    def constant_array(self, values, dtype=None) -> RecurrentTensor:
+        """A tensor holding `values` (a NumPy array or nested lists)."""
+        return ops.constant_array(self, values, dtype)
+
     def coordinate(self, dim: Dim) -> RecurrentTensor:
         """The current coordinate along `dim` (an i64 scalar), e.g. positions."""
         return ops.coordinate(dim)
@@ -201,7 +207,9 @@ class Program:
                     "internal error: pdg emitted IR that does not verify:\n"
                     f"{failure}\n--- IR ---\n{text}"
                 ) from None
-            raise ProgramError(first.message, loc=_parse_loc(first.location)) from None
+            # The verifier speaks of ops; the user wrote values.
+            message = re.sub(r"^'pdg\.\w+' op ", "", first.message)
+            raise ProgramError(message, loc=_parse_loc(first.location)) from None
 
 
 def _parse_loc(location: str):

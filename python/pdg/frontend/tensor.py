@@ -225,6 +225,8 @@ class RecurrentTensor(TensorLike):
         return View.build(self, key)
 
     def __setitem__(self, key, value) -> None:
+        if key is Ellipsis:
+            key = Condition(())  # every point: a `default` case
         if not isinstance(key, Condition):
             raise ProgramError(
                 "only a condition can be assigned to, e.g. x[t == 0] = init",
@@ -241,11 +243,9 @@ class RecurrentTensor(TensorLike):
                 f"condition uses {', '.join(sorted(unknown))}, which is not in the domain "
                 f"[{', '.join(d.name for d in self.domain)}]"
             )
-        from .ops import as_tensor, cast_to
+        from .ops import as_tensor
 
         value = as_tensor(value, self.program, like=self)
-        if value.dtype != self.dtype and not isinstance(value.operand().constant, type(None)):
-            value = cast_to(value, self.dtype)
         if value.type != self.type:
             raise ProgramError(
                 f"case value has type {value.type.mlir()}, but "
@@ -292,8 +292,19 @@ class View(TensorLike):
             positions = list(range(len(items)))
         else:
             positions = []
+            # A bound symbol stands for its dim: `x[0 : T]` indexes t.
+            by_symbol = {d.symbol: d.name for d in program.dims if d.symbol}
             for item in items:
-                mentioned = [n for n in _item_names(item) if n in names]
+                item_dims = {by_symbol.get(n, n) for n in _item_names(item)}
+                outside = sorted(item_dims & set(program._dims_by_name()) - set(names))
+                if outside and not item_dims & set(names):
+                    raise ProgramError(
+                        f"index '{_render_item(item)}' is for dim '{outside[0]}', which is not "
+                        f"in the domain [{', '.join(names)}] of "
+                        f"'{source.name or 'this tensor'}'",
+                        hint="a tensor is indexed along its own dims only",
+                    )
+                mentioned = sorted(item_dims & set(names))
                 if len(mentioned) != 1:
                     raise ProgramError(
                         f"cannot tell which dim of [{', '.join(names)}] the index "

@@ -1,0 +1,21 @@
+"""Neural-network building blocks on pdg recurrent tensors.
+
+Each module declares its weights as program inputs, named after its path in
+the model (`h0_attn_q_w`), and applies itself to a tensor at one point of
+its domain. Attention reads the keys and values of earlier steps through a
+slice of the step dim: full (`0 : t + 1`), sliding window
+(`max(0, t - w + 1) : t + 1`) or block (`(t // s) * s : t + 1`), so the KV
+"cache" is simply the k and v values the compiler stores.
+
+Weights for a model come from a dict of NumPy arrays keyed by parameter path
+(`Module.inputs_from(...)`), e.g. a converted PyTorch state_dict.
+"""
+
+from .attention import Attention, AttentionPattern
+from .gpt import GPT, GPTConfig
+from .layers import MLP, Embedding, LayerNorm, Linear, Module, RMSNorm, rotary
+
+__all__ = [
+    "Attention", "AttentionPattern", "Embedding", "GPT", "GPTConfig", "LayerNorm", "Linear",
+    "MLP", "Module", "RMSNorm", "rotary",
+]

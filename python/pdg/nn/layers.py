@@ -1,0 +1,150 @@
+"""Layers: Linear, Embedding, LayerNorm, RMSNorm, MLP, rotary embeddings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+import pdg.frontend as pf
+from pdg.frontend import Program, ProgramError, TensorLike
+
+
+class Module:
+    """A set of weights (program inputs) under a path, e.g. 'h0.attn.q'."""
+
+    def __init__(self, program: Program, path: str):
+        self.program = program
+        self.path = path
+        self.params: dict[str, pf.RecurrentTensor] = {}
+        self.children: list[Module] = []
+
+    def param(self, name: str, shape, dtype="f32") -> pf.RecurrentTensor:
+        path = f"{self.path}.{name}" if self.path else name
+        value = self.program.input(path.replace(".", "_"), shape, dtype)
+        self.params[path] = value
+        return value
+
+    def child(self, module: Module) -> Module:
+        self.children.append(module)
+        return module
+
+    def parameters(self) -> dict[str, pf.RecurrentTensor]:
+        """Every weight of the module and its children, by path."""
+        out = dict(self.params)
+        for c in self.children:
+            out.update(c.parameters())
+        return out
+
+    def inputs_from(self, weights: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Program inputs from arrays keyed by parameter path; checks that
+        every weight is present with the declared shape."""
+        inputs = {}
+        for path, value in self.parameters().items():
+            if path not in weights:
+                raise ProgramError(f"missing weight '{path}'", loc=value.loc)
+            arr = np.asarray(weights[path])
+            if tuple(arr.shape) != tuple(value.shape):
+                raise ProgramError(
+                    f"weight '{path}' has shape {tuple(arr.shape)}, expected {tuple(value.shape)}",
+                    loc=value.loc,
+                )
+            inputs[value.definition.name] = arr.astype(pf.dtypes.numpy_dtype(value.dtype))
+        return inputs
+
+    def init_weights(self, seed: int = 0, scale: float = 0.02) -> dict[str, np.ndarray]:
+        """Random weights (normal * scale; norms' gains 1, biases 0), by path."""
+        rng = np.random.default_rng(seed)
+        out = {}
+        for path, value in self.parameters().items():
+            dtype = pf.dtypes.numpy_dtype(value.dtype)
+            leaf = path.rsplit(".", 1)[-1]
+            if leaf in ("g", "gain"):
+                out[path] = np.ones(value.shape, dtype)
+            elif leaf in ("b", "bias"):
+                out[path] = np.zeros(value.shape, dtype)
+            else:
+                out[path] = (rng.standard_normal(value.shape) * scale).astype(dtype)
+        return out
+
+
+class Linear(Module):
+    """y = x @ w + b, with w of shape (d_in, d_out)."""
+
+    def __init__(self, program, path, d_in: int, d_out: int, bias: bool = True, dtype="f32"):
+        super().__init__(program, path)
+        self.w = self.param("w", (d_in, d_out), dtype)
+        self.b = self.param("b", (d_out,), dtype) if bias else None
+
+    def __call__(self, x: TensorLike) -> TensorLike:
+        y = x @ self.w
+        return y + self.b if self.b is not None else y
+
+
+class Embedding(Module):
+    """Rows of a (vocab, d) table, looked up by integer ids."""
+
+    def __init__(self, program, path, vocab: int, d: int, dtype="f32"):
+        super().__init__(program, path)
+        self.table = self.param("w", (vocab, d), dtype)
+
+    def __call__(self, ids: TensorLike) -> TensorLike:
+        return pf.take(self.table, ids, axis=0)
+
+
+class LayerNorm(Module):
+    def __init__(self, program, path, d: int, eps: float = 1e-5, dtype="f32"):
+        super().__init__(program, path)
+        self.g = self.param("g", (d,), dtype)
+        self.b = self.param("b", (d,), dtype)
+        self.eps = eps
+
+    def __call__(self, x: TensorLike) -> TensorLike:
+        mu = x.mean(axis=-1, keepdims=True)
+        centered = x - mu
+        var = (centered * centered).mean(axis=-1, keepdims=True)
+        return centered * pf.rsqrt(var + self.eps) * self.g + self.b
+
+
+class RMSNorm(Module):
+    def __init__(self, program, path, d: int, eps: float = 1e-6, dtype="f32"):
+        super().__init__(program, path)
+        self.g = self.param("g", (d,), dtype)
+        self.eps = eps
+
+    def __call__(self, x: TensorLike) -> TensorLike:
+        ms = (x * x).mean(axis=-1, keepdims=True)
+        return x * pf.rsqrt(ms + self.eps) * self.g
+
+
+class MLP(Module):
+    """Linear -> GELU (tanh form) -> Linear, as in GPT-2."""
+
+    def __init__(self, program, path, d: int, hidden: int, dtype="f32"):
+        super().__init__(program, path)
+        self.fc = self.child(Linear(program, f"{path}.fc", d, hidden, dtype=dtype))
+        self.proj = self.child(Linear(program, f"{path}.proj", hidden, d, dtype=dtype))
+
+    def __call__(self, x: TensorLike) -> TensorLike:
+        return self.proj(pf.gelu(self.fc(x)))
+
+
+def rotary(x: TensorLike, position: TensorLike, base: float = 10000.0) -> TensorLike:
+    """Rotary position embedding of x (..., heads, head_dim) at an integer
+    position: the two halves of the last axis rotate by position * freq
+    (the rotate-half convention)."""
+    program = x.program
+    hd = x.shape[-1]
+    if hd is None or hd % 2:
+        raise ProgramError("rotary() needs an even, static head dim")
+    half = hd // 2
+    freq = base ** (-np.arange(half, dtype=np.float64) * 2.0 / hd)
+    inv = program.constant_array(np.concatenate([freq, freq]).astype(
+        pf.dtypes.numpy_dtype(x.dtype)))
+    angle = position.astype(x.dtype) * inv
+    # rotate_half(x) = concat(-x2, x1) as one gather and a sign flip.
+    perm = program.constant_array(np.concatenate([np.arange(half, hd), np.arange(half)]), "i64")
+    sign = program.constant_array(
+        np.concatenate([-np.ones(half), np.ones(half)]).astype(pf.dtypes.numpy_dtype(x.dtype)))
+    rotated = pf.take(x, perm, axis=-1) * sign
+    return x * pf.cos(angle) + rotated * pf.sin(angle)

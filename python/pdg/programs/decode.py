@@ -1,0 +1,71 @@
+"""Batched autoregressive decoding with a GPT-style model, as one program.
+
+Dims: b (batch, given at launch) and t (position, dynamic: sequence b ends
+after the step that emits EOS once its prompt is consumed, or at `max_len`).
+At position t the fed token is the prompt's while t < prompt_len[b] and the
+previous prediction afterwards; `next[b, t]` is the model's choice for
+position t + 1 (greedy, or sampled with a seeded counter-based generator).
+Prompts of different lengths share the batch: each sequence reads its own
+prompt and stops on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import pdg.frontend as pf
+from pdg.nn import GPT, GPTConfig
+
+
+@dataclass
+class DecodeProgram:
+    program: pf.Program
+    model: GPT
+    prompt_width: int
+
+    def inputs(self, weights: dict, prompts: list) -> dict[str, np.ndarray]:
+        """Program inputs: model weights (by path) and the batch's prompts,
+        each a non-empty list of token ids."""
+        if not prompts or any(len(p) == 0 for p in prompts):
+            raise ValueError("every prompt needs at least one token")
+        if max(len(p) for p in prompts) > self.prompt_width:
+            raise ValueError(f"a prompt is longer than prompt_width={self.prompt_width}")
+        padded = np.zeros((len(prompts), self.prompt_width), np.int64)
+        for i, p in enumerate(prompts):
+            padded[i, : len(p)] = p
+        inputs = self.model.inputs_from(weights)
+        inputs["prompt"] = padded
+        inputs["prompt_len"] = np.array([len(p) for p in prompts], np.int64)
+        return inputs
+
+
+def build_decode(config: GPTConfig, *, eos: int, max_len: int, prompt_width: int = 16,
+                 max_batch: int = 64, sample_seed: int | None = None,
+                 temperature: float = 1.0) -> DecodeProgram:
+    prog = pf.Program("decode")
+    b = prog.dim("b", launch="B", max=max_batch)
+    t = prog.dim("t", dynamic="T", max=max_len)
+    model = GPT(prog, config)
+    prompt = prog.input("prompt", (prompt_width,), "i64", domain=[b])
+    prompt_len = prog.input("prompt_len", (), "i64", domain=[b])
+    pos = prog.coordinate(t).named("pos")
+
+    prompt_tok = pf.take(prompt, pf.minimum(pos, prompt_width - 1), axis=0).named("prompt_tok")
+    nxt = prog.recurrent((), "i64", domain=[b, t], name="next")
+    tok = prog.recurrent((), "i64", domain=[b, t], name="tok")
+    tok[t == 0] = prompt_tok
+    tok[t > 0] = pf.where(pos < prompt_len, prompt_tok, nxt[t - 1])
+
+    logits = model(tok, pos, t).named("logits")
+    if sample_seed is None:
+        nxt[...] = pf.argmax(logits)
+    else:
+        nxt[...] = pf.sample(logits, seed=sample_seed, temperature=temperature)
+    generating = pos >= prompt_len - 1
+    done = (generating & nxt.eq(eos)).named("done")
+    t.until(done)
+    prog.output("tokens", nxt)
+    prog.output("logits", logits)
+    return DecodeProgram(prog, model, prompt_width)

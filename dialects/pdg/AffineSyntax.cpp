@@ -252,12 +252,12 @@ struct ExprPrinter {
   /// Splits `x * -c` / `-c` into (x, c) so sums print as subtractions.
   static std::optional<std::pair<AffineExpr, int64_t>> negated(AffineExpr e) {
     if (auto c = dyn_cast<AffineConstantExpr>(e))
-      if (c.getValue() < 0)
+      if (c.getValue() < 0 && c.getValue() != INT64_MIN)
         return std::make_pair(AffineExpr(), -c.getValue());
     if (e.getKind() == AffineExprKind::Mul) {
       auto bin = cast<AffineBinaryOpExpr>(e);
       if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
-        if (c.getValue() < 0)
+        if (c.getValue() < 0 && c.getValue() != INT64_MIN)
           return std::make_pair(bin.getLHS(), -c.getValue());
     }
     return std::nullopt;
@@ -276,6 +276,11 @@ struct ExprPrinter {
   void print(AffineExpr e, int context) {
     switch (e.getKind()) {
     case AffineExprKind::Constant:
+      // -2^63 has no positive counterpart to print after a '-'.
+      if (cast<AffineConstantExpr>(e).getValue() == INT64_MIN) {
+        os << "(-9223372036854775807 - 1)";
+        return;
+      }
       if (cast<AffineConstantExpr>(e).getValue() < 0 && context > kSum) {
         os << "(" << cast<AffineConstantExpr>(e).getValue() << ")";
         return;

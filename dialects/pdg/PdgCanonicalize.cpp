@@ -4,8 +4,9 @@
 //   - simplify access expressions and drop dominated max/min bounds;
 //   - simplify case conditions, drop cases that can never be chosen;
 //   - drop inputs a body never reads, and symbols nothing uses;
-//   - erase nodes whose only reader is themselves (unused nodes without any
-//     reader are erased by the pass itself: nodes are Pure).
+//   - erase nodes whose only reader is themselves. Unused nodes without any
+//     reader, and dead cycles, are erased by the pass itself (nodes are Pure;
+//     its region simplification finds dead cycles).
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +107,24 @@ struct SimplifyNodeAccesses : OpRewritePattern<NodeOp> {
     if (accesses == op.getAccesses())
       return failure();
     rewriter.modifyOpInPlace(op, [&] { op.setAccessesAttr(accesses); });
+    // A slice whose size became constant gives its block argument a static
+    // size; the body keeps seeing the old type through a tensor.cast.
+    for (unsigned k = 0, e = op.getCases().size(); k < e; ++k) {
+      Block &block = op.getCases()[k].front();
+      unsigned start = op.getCaseInputStart(k);
+      for (BlockArgument arg : block.getArguments()) {
+        unsigned i = start + arg.getArgNumber();
+        Type fresh = accessedType(cast<ValueType>(op.getInputs()[i].getType()),
+                                  op.getAccess(i));
+        Type old = arg.getType();
+        if (fresh == old)
+          continue;
+        rewriter.modifyOpInPlace(op, [&] { arg.setType(fresh); });
+        rewriter.setInsertionPointToStart(&block);
+        auto castOp = tensor::CastOp::create(rewriter, op.getLoc(), old, arg);
+        rewriter.replaceAllUsesExcept(arg, castOp.getResult(), castOp);
+      }
+    }
     return success();
   }
 };

@@ -84,8 +84,8 @@ static LogicalResult verifyUniqueNames(GraphOp graph) {
       auto [it, fresh] = bounds.try_emplace(bound, &op);
       if (!fresh)
         return (dim.emitOpError()
-                << "bound symbol '" << bound << "' is already the bound of "
-                << cast<DimOp>(it->second).getSymName())
+                << "bound symbol '" << bound << "' is already the bound of '"
+                << cast<DimOp>(it->second).getSymName() << "'")
                    .attachNote(it->second->getLoc())
                << "first bound here";
     }
@@ -163,6 +163,15 @@ static LogicalResult verifyNoSamePointCycle(GraphOp graph) {
 }
 
 LogicalResult GraphOp::verifyRegions() {
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != 0)
+    return emitOpError("a graph's body takes no block arguments; program "
+                       "inputs are pdg.input ops");
+  for (Operation &op : body)
+    if (!isa<DimOp, InputOp, NodeOp, UdfOp, OutputOp>(op))
+      return op.emitOpError()
+             << "cannot appear directly in a pdg.graph, which holds only "
+                "pdg.dim, pdg.input, pdg.node, pdg.udf and pdg.output ops";
   if (failed(verifyUniqueNames(*this)))
     return failure();
   return verifyNoSamePointCycle(*this);

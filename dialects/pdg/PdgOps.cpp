@@ -40,9 +40,11 @@ static std::string joinDomain(ValueType type) {
 std::string mlir::pdg::describeValue(Value value) {
   Operation *def = value.getDefiningOp();
   if (!def)
-    return "a block argument";
+    return "a block argument (not a pdg value)";
   if (auto name = def->getAttrOfType<StringAttr>("name"))
     return "'" + name.getValue().str() + "'";
+  if (auto udf = dyn_cast<UdfOp>(def))
+    return "udf '" + udf.getCallee().str() + "'";
   std::string loc;
   llvm::raw_string_ostream os(loc);
   os << "the " << def->getName() << " at " << def->getLoc();
@@ -113,13 +115,13 @@ LogicalResult mlir::pdg::verifySymbols(Operation *op, ValueType domain,
       continue;
     if (graph.lookupDim(name.getValue()))
       return op->emitOpError()
-             << "reads dim '" << name.getValue()
+             << "uses dim '" << name.getValue()
              << "', which is outside the consumer's domain "
              << joinDomain(domain) << "; add '" << name.getValue()
              << "' to the domain, or read a fixed point or a slice of it";
     return op->emitOpError()
            << "uses unknown dim or symbol '" << name.getValue()
-           << "'; an access may use the consumer's dims "
+           << "'; accesses and conditions may use the node's dims "
            << joinDomain(domain)
            << " and the bound symbols of launch or dynamic dims";
   }
@@ -199,35 +201,80 @@ static LogicalResult verifyCondition(Operation *op, unsigned k, IntegerSet set,
 /// True if the constraints of `set` imply `dim >= bound`.
 static bool impliesLowerBound(IntegerSet set, unsigned dim, int64_t bound) {
   for (unsigned i = 0, e = set.getNumConstraints(); i < e; ++i) {
-    auto m = matchDimPlusConstant(set.getConstraint(i));
+    AffineExpr c = simplifyAffineExpr(set.getConstraint(i), set.getNumDims(),
+                                      set.getNumSymbols());
+    auto m = matchDimPlusConstant(c);
     // `d + c >= 0` (or `== 0`) gives d >= -c.
-    if (m && m->first == dim && -m->second >= bound)
+    if (m && m->first == dim && m->second != INT64_MIN && -m->second >= bound)
       return true;
   }
   return false;
 }
 
-/// A point read `d - c` (c > 0) is below the producer's domain at d < c: the
-/// case must exclude those points. For a self-read that is exactly a
-/// recurrence without a base case.
+/// True if `set` holds at every point where `dim == value`: each constraint
+/// mentions no dim or symbol but `dim`, and holds there.
+static bool holdsWhereDimIs(IntegerSet set, unsigned dim, int64_t value) {
+  MLIRContext *ctx = set.getContext();
+  llvm::SmallVector<AffineExpr> dims, syms;
+  for (unsigned i = 0; i < set.getNumDims(); ++i)
+    dims.push_back(i == dim ? getAffineConstantExpr(value, ctx)
+                            : getAffineDimExpr(i, ctx));
+  for (unsigned i = 0; i < set.getNumSymbols(); ++i)
+    syms.push_back(getAffineSymbolExpr(i, ctx));
+  for (unsigned i = 0, e = set.getNumConstraints(); i < e; ++i) {
+    AffineExpr c = simplifyAffineExpr(
+        set.getConstraint(i).replaceDimsAndSymbols(dims, syms),
+        set.getNumDims(), set.getNumSymbols());
+    auto k = dyn_cast<AffineConstantExpr>(c);
+    if (!k || (set.isEq(i) ? k.getValue() != 0 : k.getValue() < 0))
+      return false;
+  }
+  return true;
+}
+
+/// A point read `d - c` (c > 0) is below the producer's domain at d < c:
+/// the case must exclude those points, by its own condition or because
+/// earlier cases (which take precedence) define every d < c. For a
+/// self-read, a miss is exactly a recurrence without a base case.
 static LogicalResult verifyLowerEdges(Operation *op, Value result, unsigned k,
-                                      IntegerSet condition, Value producer,
-                                      AccessAttr access, ValueType domain,
-                                      ArrayAttr symbols) {
+                                      llvm::ArrayRef<IntegerSet> conditions,
+                                      Value producer, AccessAttr access,
+                                      ValueType domain, ArrayAttr symbols) {
   auto dims = domainNames(domain);
   auto syms = symbolNames(symbols);
+  bool isUdf = isa<UdfOp>(op);
   for (size_t i = 0, e = access.getNumEntries(); i < e; ++i) {
     if (access.isSlice(i))
       continue;
-    auto m = matchDimPlusConstant(access.getLowerBounds(i)[0]);
+    AffineExpr point = simplifyAffineExpr(access.getLowerBounds(i)[0],
+                                          access.getNumDims(),
+                                          access.getNumSymbols());
+    auto m = matchDimPlusConstant(point);
     if (!m || m->second >= 0)
-      continue;
-    int64_t need = -m->second;
-    if (condition && impliesLowerBound(condition, m->first, need))
       continue;
     std::string dim = dims[m->first];
     std::string read = describeValue(producer) +
                        formatAccess(access, dims, syms);
+    if (m->second == INT64_MIN)
+      return op->emitOpError() << "reads " << read
+                               << " at an offset beyond the 64-bit range";
+    int64_t need = -m->second;
+    if (!isUdf && impliesLowerBound(conditions[k], m->first, need))
+      continue;
+    // Earlier cases win at the points they define: d < need may be theirs.
+    bool coveredEarlier = !isUdf && need <= 64;
+    for (int64_t v = 0; coveredEarlier && v < need; ++v)
+      coveredEarlier = llvm::any_of(conditions.take_front(k), [&](IntegerSet s) {
+        return holdsWhereDimIs(s, m->first, v);
+      });
+    if (coveredEarlier)
+      continue;
+    if (isUdf)
+      return op->emitOpError()
+             << "reads " << read << ", which is outside the domain of "
+             << describeValue(producer) << " when " << dim << " < " << need
+             << "; a udf cannot guard its reads: read a node defined by "
+                "cases instead";
     if (producer == result)
       return op->emitOpError()
              << "recurrence without a base case: case #" << k << " reads "
@@ -242,6 +289,17 @@ static LogicalResult verifyLowerEdges(Operation *op, Value result, unsigned k,
            << dim << " >= " << need << ")";
   }
   return success();
+}
+
+/// True if no point satisfies the set because a constant constraint fails.
+static bool isSurelyFalse(IntegerSet set) {
+  for (unsigned i = 0, e = set.getNumConstraints(); i < e; ++i) {
+    auto k = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
+        set.getConstraint(i), set.getNumDims(), set.getNumSymbols()));
+    if (k && (set.isEq(i) ? k.getValue() != 0 : k.getValue() < 0))
+      return true;
+  }
+  return false;
 }
 
 /// `(%a = %x[b, t - 1] : !pdg.value<...>, ...)`. Block arguments get the
@@ -478,14 +536,14 @@ void DimOp::print(OpAsmPrinter &p) {
   p << " < ";
   switch (getKind()) {
   case BoundKind::Static:
-    p << (getSize() ? *getSize() : 0);
+    p << (getSizeAttr() ? getSizeAttr().getInt() : 0);
     break;
   case BoundKind::Launch:
   case BoundKind::Dynamic:
     p << stringifyBoundKind(getKind()) << " "
       << (getBound() ? *getBound() : llvm::StringRef("?"));
-    if (getSize())
-      p << " max " << *getSize();
+    if (getSizeAttr())
+      p << " max " << getSizeAttr().getInt();
     if (getUntil())
       p << " until " << getUntil() << " : " << getUntil().getType();
     break;
@@ -496,7 +554,10 @@ void DimOp::print(OpAsmPrinter &p) {
 }
 
 LogicalResult DimOp::verify() {
-  auto size = getSize();
+  // The generated accessor reads the attribute as unsigned: read it signed.
+  std::optional<int64_t> size;
+  if (getSizeAttr())
+    size = getSizeAttr().getInt();
   if (size && *size < 1)
     return emitOpError() << "bound of dim '" << getSymName()
                          << "' must be at least 1, got " << *size;
@@ -791,9 +852,12 @@ LogicalResult NodeOp::verify() {
 
   auto dims = domainNames(type);
   auto syms = symbolNames(getSymbols());
-  bool someCaseIsBase = false;
+  llvm::SmallVector<IntegerSet> conditions;
+  for (unsigned k = 0, e = getCases().size(); k < e; ++k)
+    conditions.push_back(getCondition(k));
+  bool someCaseIsBase = false, readsSelf = false;
   for (auto [k, region] : llvm::enumerate(getCases())) {
-    IntegerSet condition = getCondition(k);
+    IntegerSet condition = conditions[k];
     if (failed(verifyCondition(*this, k, condition, type, getSymbols())))
       return failure();
     unsigned start = getCaseInputStart(k);
@@ -811,7 +875,7 @@ LogicalResult NodeOp::verify() {
                << "body argument #" << a << " of case #" << k << " has type "
                << actual << ", but access " << describeValue(producer)
                << formatAccess(access, dims, syms) << " gives " << expected;
-      if (failed(verifyLowerEdges(*this, getResult(), k, condition, producer,
+      if (failed(verifyLowerEdges(*this, getResult(), k, conditions, producer,
                                   access, type, getSymbols())))
         return failure();
       if (producer == getResult()) {
@@ -819,11 +883,13 @@ LogicalResult NodeOp::verify() {
         for (size_t j = 0; j < access.getNumEntries(); ++j)
           allPoints &= !access.isSlice(j);
         readsSelfAtPoint |= allPoints;
+        readsSelf = true;
       }
     }
-    someCaseIsBase |= !readsSelfAtPoint;
+    // A case that can never hold defines nothing, base case or not.
+    someCaseIsBase |= !readsSelfAtPoint && !isSurelyFalse(condition);
   }
-  if (!someCaseIsBase)
+  if (readsSelf && !someCaseIsBase)
     return emitOpError()
            << "recurrence without a base case: every case of "
            << describeValue(getResult())
@@ -915,7 +981,9 @@ LogicalResult UdfOp::verify() {
       return failure();
     if (producer == getResult())
       return emitOpError("a udf cannot read its own result");
-    if (failed(verifyLowerEdges(*this, getResult(), 0, IntegerSet(), producer,
+    IntegerSet always = getAlwaysTrueSet(type.getRank(), getSymbols().size(),
+                                         getContext());
+    if (failed(verifyLowerEdges(*this, getResult(), 0, {always}, producer,
                                 getAccess(i), type, getSymbols())))
       return failure();
   }

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pdg
 import pytest
-from conftest import BAD_DIM_PROGRAM
+from sample_programs import BAD_DIM_PROGRAM
 from pdg.ir import make_context, parse_text
 
 GOOD_CHUNK = "pdg.graph @good {\n  pdg.dim @t < 4\n}\n"

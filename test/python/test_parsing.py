@@ -8,7 +8,7 @@ import re
 
 import pdg.ir
 import pytest
-from conftest import BAD_DIM_PROGRAM
+from sample_programs import BAD_DIM_PROGRAM
 from mlir import ir
 from pdg.dialects import pdg as P
 from pdg.ir import ParseFailure, parse_file, parse_text

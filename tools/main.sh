@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Sets up (tools/setup.sh), then compiles the sample decode program through
-# pdg-opt (verify, dead-node elimination, canonicalization) and prints it.
+# Sets up (tools/setup.sh), compiles the sample decode step through pdg-opt
+# (verify, dead-node elimination, canonicalization) and prints it, then
+# builds the reference decode program with the Python frontend and runs it on
+# the CPU with the reference interpreter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash tools/setup.sh
+echo "== pdg-opt examples/decode_step.mlir --pdg-dce --canonicalize"
 .venv/bin/pdg-opt examples/decode_step.mlir \
   --pass-pipeline='builtin.module(pdg-dce,canonicalize)'
+echo "== examples/decode.py (frontend -> pdg.graph -> interpreter, CPU)"
+.venv/bin/python examples/decode.py --attention window:8

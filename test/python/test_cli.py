@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pdg
 import pytest
-from sample_programs import BAD_DIM_PROGRAM
 from pdg.ir import make_context, parse_text
+from sample_programs import BAD_DIM_PROGRAM
 
 GOOD_CHUNK = "pdg.graph @good {\n  pdg.dim @t < 4\n}\n"
 

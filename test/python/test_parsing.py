@@ -8,13 +8,13 @@ import re
 
 import pdg.ir
 import pytest
-from sample_programs import BAD_DIM_PROGRAM
 from mlir import ir
 from pdg.dialects import pdg as P
 from pdg.ir import ParseFailure, parse_file, parse_text
 from pdg.ir.expected_diagnostics import check, parse_expectations
 from pdg.ir.source import Diagnostic
 from pdg.ir.split import split_input
+from sample_programs import BAD_DIM_PROGRAM
 
 LOCATION = re.compile(r"^(?P<file>.+):(?P<line>\d+):(?P<col>\d+)$")
 

@@ -144,7 +144,9 @@ class Body:
             f"{', '.join(v.tensor.mlir() for v, _ in outputs)})"
         )
         result_types = [v.tensor for v, _ in outputs]
-        head = f"linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iters}]}}{ins}{outs} {{"
+        head = (
+            f"linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iters}]}}{ins}{outs} {{"
+        )
         inner = [f"{region_body.indent}^bb0({block_args}):", *region_body.lines]
         inner.append(
             f"{region_body.indent}  linalg.yield {', '.join(y.name for y in yielded)} : "
@@ -155,7 +157,10 @@ class Body:
         if len(outputs) == 1:
             return [self.emit(text, result_types[0])]
         return self.emit_multi(
-            len(outputs), text.replace(f"-> {', '.join(t.mlir() for t in result_types)}",
-                                       f"-> ({', '.join(t.mlir() for t in result_types)})"),
+            len(outputs),
+            text.replace(
+                f"-> {', '.join(t.mlir() for t in result_types)}",
+                f"-> ({', '.join(t.mlir() for t in result_types)})",
+            ),
             result_types,
         )

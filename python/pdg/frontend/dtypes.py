@@ -34,9 +34,7 @@ def canonical_dtype(dtype: object) -> str:
         except TypeError:
             name = str(dtype)
     if name not in _DTYPES:
-        raise ValueError(
-            f"unsupported dtype {dtype!r}; use one of {', '.join(sorted(_DTYPES))}"
-        )
+        raise ValueError(f"unsupported dtype {dtype!r}; use one of {', '.join(sorted(_DTYPES))}")
     return name
 
 

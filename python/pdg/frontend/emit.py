@@ -96,12 +96,15 @@ def _restrictions(program) -> dict[int, object]:
                 src = op.source
                 if not isinstance(src.definition, OpDef):
                     continue
-                ok = (cond is not _ANY and op.is_identity()
-                      and cond.names() <= {x.name for x in src.domain}
-                      | program._symbol_names())
+                ok = (
+                    cond is not _ANY
+                    and op.is_identity()
+                    and cond.names() <= {x.name for x in src.domain} | program._symbol_names()
+                )
                 new = join(state[id(src)], cond if ok else _ANY)
                 if new is not state[id(src)] and not (
-                    isinstance(new, Condition) and isinstance(state[id(src)], Condition)
+                    isinstance(new, Condition)
+                    and isinstance(state[id(src)], Condition)
                     and new.key() == state[id(src)].key()
                 ):
                     state[id(src)] = new
@@ -160,7 +163,9 @@ def _node(names: _Names, rt: RecurrentTensor, restriction) -> list[str]:
         if not d.cases:
             raise ProgramError(
                 f"'{rt.name or 'value'}' is declared recurrent but no case defines it",
-                loc=rt.loc, hint="define it with x[cond] = value")
+                loc=rt.loc,
+                hint="define it with x[cond] = value",
+            )
         lines = [f"{head} -> {point}"]
         for cond, op, _ in d.cases:
             src_type = operand_type(op)
@@ -180,17 +185,19 @@ def _node(names: _Names, rt: RecurrentTensor, restriction) -> list[str]:
         raise RuntimeError(f"internal error: {d.op.name} emitted {result.type}, not {rt.type}")
     body.line(f"pdg.yield {result.name} : {point}")
     if restriction is _ANY:
-        return [f"{head} {_inputs(names, d.operands, 'a')} -> {point} {{", *body.lines,
-                f"}} {loc}"]
-    return [f"{head} -> {point}",
-            f"  case ({restriction.render()}) {_inputs(names, d.operands, 'a')} {{",
-            *body.lines, f"  }} {loc}"]
+        return [f"{head} {_inputs(names, d.operands, 'a')} -> {point} {{", *body.lines, f"}} {loc}"]
+    return [
+        f"{head} -> {point}",
+        f"  case ({restriction.render()}) {_inputs(names, d.operands, 'a')} {{",
+        *body.lines,
+        f"  }} {loc}",
+    ]
 
 
 def _holds_at_origin(cond: Condition) -> bool:
     """Whether a case condition holds at the first point (every dim 0),
     with bound symbols taken large."""
-    from .index import Const, DimRef, Div, Scaled, SymRef, Sum
+    from .index import Const, DimRef, Div, Scaled, Sum, SymRef
 
     def value(e) -> int:
         if isinstance(e, Const):
@@ -208,8 +215,9 @@ def _holds_at_origin(cond: Condition) -> bool:
             return v // e.divisor if e.op == "floordiv" else v % e.divisor
         raise TypeError(e)
 
-    return all((value(c.expr) == 0) if c.kind == "==" else (value(c.expr) >= 0)
-               for c in cond.constraints)
+    return all(
+        (value(c.expr) == 0) if c.kind == "==" else (value(c.expr) >= 0) for c in cond.constraints
+    )
 
 
 def check_base_cases(program) -> None:
@@ -246,20 +254,25 @@ def emit_program(program) -> str:
         if dim.kind == "dynamic":
             if dim.until_value is None:
                 raise ProgramError(
-                    f"dynamic dim '{dim.name}' never ends", loc=dim.loc,
-                    hint=f"give its end condition with {dim.name}.until(done)")
+                    f"dynamic dim '{dim.name}' never ends",
+                    loc=dim.loc,
+                    hint=f"give its end condition with {dim.name}.until(done)",
+                )
             u = dim.until_value
             text += f" until %{names.of(u)} : {value_type(u)}"
         lines.append(f"{text} {dim.loc.mlir()}")
     for v in program.values:
         d = v.definition
         if isinstance(d, InputDef):
-            lines.append(f'  %{names.of(v)} = pdg.input "{d.name}" : {value_type(v)} '
-                         f"{v.loc.mlir()}")
+            lines.append(
+                f'  %{names.of(v)} = pdg.input "{d.name}" : {value_type(v)} {v.loc.mlir()}'
+            )
         elif isinstance(d, UdfDef):
             dims = ", ".join(x.name for x in v.domain)
-            lines.append(f'  %{names.of(v)} = pdg.udf "{d.callee}" [{dims}] '
-                         f"{_inputs(names, d.operands, None)} -> {v.type.mlir()} {v.loc.mlir()}")
+            lines.append(
+                f'  %{names.of(v)} = pdg.udf "{d.callee}" [{dims}] '
+                f"{_inputs(names, d.operands, None)} -> {v.type.mlir()} {v.loc.mlir()}"
+            )
         else:
             restriction = restrictions.get(id(v), _ANY)
             if restriction == _UNUSED:

@@ -113,9 +113,7 @@ def _positive_constant(value, op: str) -> int:
     if isinstance(value, Const):
         value = value.value
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ProgramError(
-            f"'{op}' in an index needs a positive integer constant, got {value!r}"
-        )
+        raise ProgramError(f"'{op}' in an index needs a positive integer constant, got {value!r}")
     return value
 
 
@@ -215,7 +213,9 @@ class Div(IndexExpr):
 
 def _atom(e: IndexExpr) -> str:
     text = e.render()
-    return text if isinstance(e, (Const, DimRef, SymRef)) and not text.startswith("-") else f"({text})"
+    return (
+        text if isinstance(e, (Const, DimRef, SymRef)) and not text.startswith("-") else f"({text})"
+    )
 
 
 @dataclass(eq=False)
@@ -271,8 +271,7 @@ class Condition:
 
     def __bool__(self):
         raise ProgramError(
-            "a condition on dims has no truth value (Python's if, and/or, max and min "
-            "need one)",
+            "a condition on dims has no truth value (Python's if, and/or, max and min need one)",
             hint="use pdg.max/pdg.min for slice bounds, '&' to combine conditions, "
             "and x[cond] = value to define a case",
         )

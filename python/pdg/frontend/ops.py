@@ -119,8 +119,9 @@ def constant_array(program, values, dtype=None) -> RecurrentTensor:
     arr = np.asarray(values)
     dt = canonical_dtype(dtype if dtype is not None else arr.dtype)
     type_ = TensorType(tuple(int(d) for d in arr.shape), dt)
-    return RecurrentTensor(program, (), type_,
-                           OpDef(CONSTANT_ARRAY, [], {"literal": _dense_literal(arr, dt)}))
+    return RecurrentTensor(
+        program, (), type_, OpDef(CONSTANT_ARRAY, [], {"literal": _dense_literal(arr, dt)})
+    )
 
 
 def _emit_coordinate(body: Body, args, type_: TensorType, attrs) -> Val:
@@ -216,14 +217,21 @@ def _emit_elementwise(body: Body, args, type_: TensorType, attrs) -> Val:
         return [fn(r, scalars, kinds)]
 
     iterators = ["parallel"] * type_.rank
-    return body.generic(inputs, [(init, ", ".join(f"d{i}" for i in range(type_.rank)))], iterators, region)[0]
+    return body.generic(
+        inputs, [(init, ", ".join(f"d{i}" for i in range(type_.rank)))], iterators, region
+    )[0]
 
 
 ELEMENTWISE = OpSpec("elementwise", _emit_elementwise)
 
 
-def elementwise(name: str, values: Sequence, out_dtype: str | None, fn: ScalarFn,
-                dtype_check: Callable[[str], bool] | None = None) -> RecurrentTensor:
+def elementwise(
+    name: str,
+    values: Sequence,
+    out_dtype: str | None,
+    fn: ScalarFn,
+    dtype_check: Callable[[str], bool] | None = None,
+) -> RecurrentTensor:
     """Applies a scalar function pointwise, broadcasting the operands.
     Python numbers take the dtype of the tensor operands."""
     tensors = [v for v in values if isinstance(v, TensorLike)]
@@ -445,8 +453,14 @@ def where(cond, a, b):
         return r.emit(f"arith.select {c.name}, {x.name}, {y.name} : {x.type}", x.type)
 
     type_ = TensorType(shape, dtype)
-    return _make(ELEMENTWISE, [cond, a, b], type_, fn=fn,
-                 slots=(("arg", 0), ("arg", 1), ("arg", 2)), name="where")
+    return _make(
+        ELEMENTWISE,
+        [cond, a, b],
+        type_,
+        fn=fn,
+        slots=(("arg", 0), ("arg", 1), ("arg", 2)),
+        name="where",
+    )
 
 
 def cast_to(a: TensorLike, dtype) -> RecurrentTensor:
@@ -525,8 +539,11 @@ def _emit_reduce(body: Body, args, type_: TensorType, attrs) -> Val:
     if attrs["mean"]:
         count = body.const_index(1)
         for i in axes:
-            size = (body.dim_size(x, i) if x.tensor.shape[i] is None
-                    else body.const_index(x.tensor.shape[i]))
+            size = (
+                body.dim_size(x, i)
+                if x.tensor.shape[i] is None
+                else body.const_index(x.tensor.shape[i])
+            )
             count = body.emit(f"arith.muli {count.name}, {size.name} : index", "index")
         ci = body.emit(f"arith.index_cast {count.name} : index to i64", "i64")
         elem = scalar_type(x.tensor.dtype)
@@ -537,8 +554,12 @@ def _emit_reduce(body: Body, args, type_: TensorType, attrs) -> Val:
 
         out_sizes = [body.dim_size(r, i) for i, d in enumerate(out_type.shape) if d is None]
         init2 = body.empty(out_type, out_sizes)
-        (r,) = body.generic([(r, kept_dims_pos(out_type))], [(init2, kept_dims_pos(out_type))],
-                            ["parallel"] * out_type.rank, divide)
+        (r,) = body.generic(
+            [(r, kept_dims_pos(out_type))],
+            [(init2, kept_dims_pos(out_type))],
+            ["parallel"] * out_type.rank,
+            divide,
+        )
     if attrs["keepdims"]:
         r = _expand_reduced(body, r, x.tensor, axes, type_)
     return r
@@ -569,7 +590,9 @@ def _expand_reduced(body: Body, r: Val, src: TensorType, axes, type_: TensorType
     sizes = []
     for i, d in enumerate(type_.shape):
         if d is None:
-            sizes.append(body.dim_size(r, [j for j in range(src.rank) if j not in axes].index(i)).name)
+            sizes.append(
+                body.dim_size(r, [j for j in range(src.rank) if j not in axes].index(i)).name
+            )
         else:
             sizes.append(str(d))
     return body.emit(
@@ -590,8 +613,9 @@ def reduce(kind: str, x: TensorLike, axis=None, keepdims: bool = False, mean: bo
         shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
     else:
         shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    return _make(REDUCE, [x], TensorType(shape, x.dtype), kind=kind, axes=axes,
-                 keepdims=keepdims, mean=mean)
+    return _make(
+        REDUCE, [x], TensorType(shape, x.dtype), kind=kind, axes=axes, keepdims=keepdims, mean=mean
+    )
 
 
 def sum(x, axis=None, keepdims=False):  # noqa: A001
@@ -649,7 +673,9 @@ def _emit_einsum(body: Body, args, type_: TensorType, attrs) -> Val:
         return [r.emit(f"{op} {prod.name}, {outs[0].name} : {prod.type}", prod.type)]
 
     inputs = [(a, ", ".join(f"d{pos[c]}" for c in spec)) for a, spec in zip(args, ins, strict=True)]
-    return body.generic(inputs, [(init, ", ".join(f"d{pos[c]}" for c in out))], iterators, region)[0]
+    return body.generic(inputs, [(init, ", ".join(f"d{pos[c]}" for c in out))], iterators, region)[
+        0
+    ]
 
 
 EINSUM = OpSpec("einsum", _emit_einsum)
@@ -664,7 +690,9 @@ def einsum(spec: str, *xs: TensorLike) -> RecurrentTensor:
         raise ProgramError(f"einsum operands have different dtypes {sorted(dtypes)}")
     for x, s in zip(xs, ins, strict=True):
         if len(s) != x.ndim:
-            raise ProgramError(f"einsum operand '{s}' has rank {len(s)} but the tensor has {x.ndim}")
+            raise ProgramError(
+                f"einsum operand '{s}' has rank {len(s)} but the tensor has {x.ndim}"
+            )
         for c, d in zip(s, x.shape, strict=True):
             prev = sizes.get(c, "unset")
             if prev == "unset" or prev is None:
@@ -686,8 +714,8 @@ def matmul(a: TensorLike, b: TensorLike) -> RecurrentTensor:
     k = next(letters)
     batch = "".join(next(letters) for _ in range(builtins.max(a.ndim, b.ndim) - 2))
     m, n = next(letters), next(letters)
-    sa = (batch[len(batch) - (a.ndim - 2):] if a.ndim > 2 else "") + (m if a.ndim > 1 else "") + k
-    sb = (batch[len(batch) - (b.ndim - 2):] if b.ndim > 2 else "") + k + (n if b.ndim > 1 else "")
+    sa = (batch[len(batch) - (a.ndim - 2) :] if a.ndim > 2 else "") + (m if a.ndim > 1 else "") + k
+    sb = (batch[len(batch) - (b.ndim - 2) :] if b.ndim > 2 else "") + k + (n if b.ndim > 1 else "")
     out = batch + (m if a.ndim > 1 else "") + (n if b.ndim > 1 else "")
     return einsum(f"{sa},{sb}->{out}", a, b)
 
@@ -747,8 +775,11 @@ def _emit_argmax(body: Body, args, type_: TensorType, attrs) -> Val:
         i64 = r.emit(f"arith.index_cast {idx.name} : index to i64", "i64")
         if noise is not None:
             v = _gumbel_perturb(r, v, i64, coords, noise, elem)
-        pred = (f"arith.cmpf ogt, {v.name}, {outs[0].name} : {elem}" if is_f
-                else f"arith.cmpi sgt, {v.name}, {outs[0].name} : {elem}")
+        pred = (
+            f"arith.cmpf ogt, {v.name}, {outs[0].name} : {elem}"
+            if is_f
+            else f"arith.cmpi sgt, {v.name}, {outs[0].name} : {elem}"
+        )
         gt = r.emit(pred, "i1")
         nv = r.emit(f"arith.select {gt.name}, {v.name}, {outs[0].name} : {elem}", elem)
         ni = r.emit(f"arith.select {gt.name}, {i64.name}, {outs[1].name} : i64", "i64")
@@ -757,7 +788,9 @@ def _emit_argmax(body: Body, args, type_: TensorType, attrs) -> Val:
     all_dims = ", ".join(f"d{i}" for i in range(rank))
     kept_dims = ", ".join(f"d{i}" for i in kept)
     iterators = ["reduction" if i == axis else "parallel" for i in range(rank)]
-    _, idx = body.generic([(x, all_dims)], [(best, kept_dims), (index, kept_dims)], iterators, region)
+    _, idx = body.generic(
+        [(x, all_dims)], [(best, kept_dims), (index, kept_dims)], iterators, region
+    )
     return idx
 
 
@@ -809,8 +842,11 @@ def _gumbel_perturb(r: Body, logit: Val, index: Val, coords, noise, elem: str) -
     f = r.emit(f"arith.uitofp {top.name} : i64 to f64", "f64")
     half = r.const_scalar(0.5, "f64")
     scale = r.const_scalar(2.0**-53, "f64")
-    u = r.emit(f"arith.mulf {r.emit(f'arith.addf {f.name}, {half.name} : f64', 'f64').name}, "
-               f"{scale.name} : f64", "f64")
+    u = r.emit(
+        f"arith.mulf {r.emit(f'arith.addf {f.name}, {half.name} : f64', 'f64').name}, "
+        f"{scale.name} : f64",
+        "f64",
+    )
     l1 = r.emit(f"math.log {u.name} : f64", "f64")
     n1 = r.emit(f"arith.negf {l1.name} : f64", "f64")
     l2 = r.emit(f"math.log {n1.name} : f64", "f64")
@@ -863,14 +899,19 @@ def _emit_take(body: Body, args, type_: TensorType, attrs) -> Val:
         coords = []
         for ax in range(t_rank):
             if ax == axis:
-                coords.append(r.emit(f"arith.index_cast {ins[0].name} : {ins[0].type} to index",
-                                     "index"))
+                coords.append(
+                    r.emit(f"arith.index_cast {ins[0].name} : {ins[0].type} to index", "index")
+                )
             else:
                 o = ax if ax < axis else ax + i_rank - 1
                 coords.append(r.emit(f"linalg.index {o} : index", "index"))
-        return [r.emit(
-            f"tensor.extract {table.name}[{', '.join(c.name for c in coords)}] : "
-            f"{table.tensor.mlir()}", elem)]
+        return [
+            r.emit(
+                f"tensor.extract {table.name}[{', '.join(c.name for c in coords)}] : "
+                f"{table.tensor.mlir()}",
+                elem,
+            )
+        ]
 
     idx_map = ", ".join(f"d{axis + i}" for i in range(i_rank))
     out_map = ", ".join(f"d{i}" for i in range(type_.rank))
@@ -887,15 +928,16 @@ def take(table: TensorLike, indices: TensorLike, axis: int = 0) -> RecurrentTens
     if not is_int(indices.dtype):
         raise ProgramError("take() needs integer indices", hint="cast with .astype('i64')")
     (ax,) = _axes(axis, table.ndim)
-    shape = tuple(table.shape[:ax]) + tuple(indices.shape) + tuple(table.shape[ax + 1:])
+    shape = tuple(table.shape[:ax]) + tuple(indices.shape) + tuple(table.shape[ax + 1 :])
     return _make(TAKE, [table, indices], TensorType(shape, table.dtype), axis=ax)
 
 
 def _emit_concat(body: Body, args, type_: TensorType, attrs) -> Val:
     names = ", ".join(a.name for a in args)
     types = ", ".join(a.tensor.mlir() for a in args)
-    return body.emit(f"tensor.concat dim({attrs['axis']}) {names} : ({types}) -> {type_.mlir()}",
-                     type_)
+    return body.emit(
+        f"tensor.concat dim({attrs['axis']}) {names} : ({types}) -> {type_.mlir()}", type_
+    )
 
 
 CONCAT = OpSpec("concat", _emit_concat)
@@ -926,7 +968,9 @@ def _emit_reshape(body: Body, args, type_: TensorType, attrs) -> Val:
     shape = body.emit(f"arith.constant dense<[{values}]> : {shape_type.mlir()}", shape_type)
     return body.emit(
         f"tensor.reshape {x.name}({shape.name}) : ({x.tensor.mlir()}, {shape_type.mlir()}) -> "
-        f"{type_.mlir()}", type_)
+        f"{type_.mlir()}",
+        type_,
+    )
 
 
 RESHAPE = OpSpec("reshape", _emit_reshape)
@@ -967,7 +1011,9 @@ def _emit_permute(body: Body, args, type_: TensorType, attrs) -> Val:
     init = body.empty(type_, sizes)
     return body.emit(
         f"linalg.transpose ins({x.name} : {x.tensor.mlir()}) outs({init.name} : {type_.mlir()}) "
-        f"permutation = [{', '.join(map(str, perm))}]", type_)
+        f"permutation = [{', '.join(map(str, perm))}]",
+        type_,
+    )
 
 
 PERMUTE = OpSpec("permute", _emit_permute)

@@ -24,8 +24,18 @@ from .errors import ProgramError, user_location
 from .tensor import CasesDef, Dim, InputDef, RecurrentTensor, TensorLike, UdfDef, View
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_RESERVED = {"max", "min", "floordiv", "ceildiv", "mod", "case", "default", "launch",
-             "dynamic", "until"}
+_RESERVED = {
+    "max",
+    "min",
+    "floordiv",
+    "ceildiv",
+    "mod",
+    "case",
+    "default",
+    "launch",
+    "dynamic",
+    "until",
+}
 
 
 def _check_name(name: str, what: str, in_expressions: bool = False) -> None:
@@ -116,8 +126,9 @@ class Program:
             dims.append(d)
         return self._ordered_dims({d.name for d in dims})
 
-    def input(self, name: str, shape: Sequence[int] = (), dtype="f32",
-              domain: Sequence = ()) -> RecurrentTensor:
+    def input(
+        self, name: str, shape: Sequence[int] = (), dtype="f32", domain: Sequence = ()
+    ) -> RecurrentTensor:
         """A program input (weights, prompts): `shape` per point of `domain`."""
         _check_name(name, "input")
         if name in self.input_names:
@@ -129,17 +140,24 @@ class Program:
         type_ = TensorType(shape, canonical_dtype(dtype))
         return RecurrentTensor(self, self._domain(domain), type_, InputDef(name), name=name)
 
-    def recurrent(self, shape: Sequence[int] = (), dtype="f32", domain: Sequence = (),
-                  name: str | None = None) -> RecurrentTensor:
+    def recurrent(
+        self, shape: Sequence[int] = (), dtype="f32", domain: Sequence = (), name: str | None = None
+    ) -> RecurrentTensor:
         """A value defined by cases: `x[t == 0] = a; x[t > 0] = f(x[t - 1])`."""
         if name is not None:
             _check_name(name, "value")
         type_ = TensorType(tuple(shape), canonical_dtype(dtype))
         return RecurrentTensor(self, self._domain(domain), type_, CasesDef(), name=name)
 
-    def udf(self, fn: Callable, inputs: Sequence[TensorLike], shape: Sequence[int] = (),
-            dtype="f32", domain: Sequence | None = None,
-            name: str | None = None) -> RecurrentTensor:
+    def udf(
+        self,
+        fn: Callable,
+        inputs: Sequence[TensorLike],
+        shape: Sequence[int] = (),
+        dtype="f32",
+        domain: Sequence | None = None,
+        name: str | None = None,
+    ) -> RecurrentTensor:
         """A value computed by the Python callable `fn(*input_arrays)` at each
         point, e.g. a reward on decoded text."""
         if not callable(fn):

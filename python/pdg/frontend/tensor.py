@@ -53,11 +53,21 @@ class Dim(DimRef):
     def until(self, condition: TensorLike) -> None:
         """Ends a dynamic dim after the first point where `condition` holds."""
         if self.kind != "dynamic":
-            raise ProgramError(f"only a dynamic dim has an end condition; '{self.name}' is {self.kind}")
-        if not isinstance(condition, TensorLike) or condition.dtype != "bool" or condition.type.shape:
-            raise ProgramError("the end condition of a dynamic dim must be a boolean scalar per point")
+            raise ProgramError(
+                f"only a dynamic dim has an end condition; '{self.name}' is {self.kind}"
+            )
+        if (
+            not isinstance(condition, TensorLike)
+            or condition.dtype != "bool"
+            or condition.type.shape
+        ):
+            raise ProgramError(
+                "the end condition of a dynamic dim must be a boolean scalar per point"
+            )
         if not any(d is self for d in condition.domain):
-            raise ProgramError(f"the end condition of '{self.name}' must be defined over '{self.name}'")
+            raise ProgramError(
+                f"the end condition of '{self.name}' must be defined over '{self.name}'"
+            )
         self.until_value = condition
 
     def __repr__(self) -> str:
@@ -328,7 +338,8 @@ class View(TensorLike):
         if unknown:
             raise ProgramError(
                 f"index uses unknown name(s) {', '.join(sorted(unknown))}",
-                hint=f"known dims: {', '.join(dims)}; bound symbols: {', '.join(sorted(symbols)) or 'none'}",
+                hint=f"known dims: {', '.join(dims)}; "
+                f"bound symbols: {', '.join(sorted(symbols)) or 'none'}",
             )
         domain = program._ordered_dims(mentioned & set(dims))
         slice_sizes = [e.constant_size() for e in entries if isinstance(e, Slice)]
@@ -375,7 +386,8 @@ def _bounds(value, kind: str, default) -> tuple:
     if isinstance(value, BoundList):
         if value.kind != kind:
             raise ProgramError(
-                f"pdg.{value.kind}(...) cannot be a slice {'lower' if kind == 'max' else 'upper'} bound",
+                f"pdg.{value.kind}(...) cannot be a slice "
+                f"{'lower' if kind == 'max' else 'upper'} bound",
                 hint="use pdg.max for the start and pdg.min for the end of a slice",
             )
         return value.exprs

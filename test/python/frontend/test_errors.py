@@ -3,9 +3,8 @@ and the line of the mistake, with a readable message (no MLIR internals)."""
 
 from __future__ import annotations
 
-import pytest
-
 import pdg.frontend as pdg
+import pytest
 from pdg.frontend import ProgramError
 
 HERE = __file__

@@ -81,9 +81,18 @@ class TorchGPT:
         x = F.layer_norm(x, (d,), w["ln_f.g"], w["ln_f.b"], eps=1e-5)
         return x @ w["wte.w"].T
 
-    def decode(self, prompt: list[int], batch_index: int, *, eos: int, max_len: int,
-               pattern: str = "full", size: int = 0, seed: int | None = None,
-               temperature: float = 1.0):
+    def decode(
+        self,
+        prompt: list[int],
+        batch_index: int,
+        *,
+        eos: int,
+        max_len: int,
+        pattern: str = "full",
+        size: int = 0,
+        seed: int | None = None,
+        temperature: float = 1.0,
+    ):
         """(predictions at each position, their logits) until EOS/max_len."""
         seq = list(prompt)
         preds, all_logits = [], []

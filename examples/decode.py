@@ -1,0 +1,80 @@
+"""Batched decoding with a GPT-2-style model written as one pdg program.
+
+    python examples/decode.py                        # greedy, full attention
+    python examples/decode.py --attention window:8 --sample --seed 3
+    python examples/decode.py --attention block:4 --prompts "5 9 2" "7" "1 2 3 4"
+
+The program (pdg/programs/decode.py) is built with the frontend, verified
+as a pdg.graph, and run by the reference interpreter with random seeded
+weights. Each sequence stops at its own EOS; outputs come back ragged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from pdg.interpreter import interpret
+from pdg.nn import AttentionPattern, GPTConfig
+from pdg.programs import build_decode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--attention", default="full", help="full | window:W | block:S")
+    parser.add_argument("--vocab", type=int, default=64)
+    parser.add_argument("--d-model", type=int, default=32)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--kv-heads", type=int, default=None)
+    parser.add_argument("--max-len", type=int, default=24)
+    parser.add_argument("--eos", type=int, default=55, help="end-of-sequence token id")
+    parser.add_argument("--sample", action="store_true", help="sample instead of greedy")
+    parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=0, help="weights and sampling seed")
+    parser.add_argument("--prompts", nargs="+", default=["3 14 15 9", "26 5", "35 8 9 7 9 3"])
+    parser.add_argument("--print-ir", action="store_true", help="print the pdg.graph")
+    args = parser.parse_args()
+
+    config = GPTConfig(
+        vocab=args.vocab,
+        d_model=args.d_model,
+        n_layers=args.layers,
+        n_heads=args.heads,
+        n_kv_heads=args.kv_heads,
+        max_positions=args.max_len,
+        pattern=AttentionPattern.parse(args.attention),
+    )
+    prompts = [[int(x) for x in p.split()] for p in args.prompts]
+    decode = build_decode(
+        config,
+        eos=args.eos,
+        max_len=args.max_len,
+        prompt_width=max(len(p) for p in prompts),
+        sample_seed=args.seed if args.sample else None,
+        temperature=args.temperature,
+    )
+    start = time.perf_counter()
+    module = decode.program.build()
+    built = time.perf_counter() - start
+    if args.print_ir:
+        print(module)
+    weights = decode.model.init_weights(seed=args.seed, scale=0.5)
+    inputs = decode.inputs(weights, prompts)
+    start = time.perf_counter()
+    result = interpret(module, inputs, symbols={"B": len(prompts)})
+    ran = time.perf_counter() - start
+    print(
+        f"pdg.graph @decode: {str(module).count('pdg.node')} nodes, built and verified "
+        f"in {built:.2f} s; interpreted in {ran:.2f} s"
+    )
+    lengths = np.atleast_1d(result.bounds["T"])
+    for b, prompt in enumerate(prompts):
+        tokens = np.asarray(result.outputs["tokens"][b])
+        generated = tokens[len(prompt) - 1 :]
+        print(f"  [{b}] prompt {prompt} -> {generated.tolist()}  (T = {int(lengths[b])})")
+
+
+if __name__ == "__main__":
+    main()

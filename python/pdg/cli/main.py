@@ -1,0 +1,183 @@
+"""pdg: the project's command line, a click group.
+
+    pdg run --interpret prog.mlir --symbols B=2 --inputs in.npz [--udfs mod:attr] [--out out.npz]
+
+`run --interpret` runs a program with the reference interpreter and prints a
+summary of each output (shape or ragged shapes, dtype, CRC-32 checksum) and
+the dynamic bounds found. Later commands (compile, ...) join the group.
+Errors are one message on stderr and exit code 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import click
+import numpy as np
+
+from pdg import __version__
+
+
+class UserError(Exception):
+    """A mistake in the command line or its files: one message, exit code 1."""
+
+
+def _parse_symbols(items: tuple[str, ...]) -> dict[str, int]:
+    symbols: dict[str, int] = {}
+    for item in items:
+        for part in filter(None, (p.strip() for p in item.split(","))):
+            name, eq, value = part.partition("=")
+            if not eq or not name:
+                raise UserError(f"--symbols takes NAME=VALUE, got '{part}'")
+            try:
+                symbols[name.strip()] = int(value)
+            except ValueError:
+                raise UserError(f"--symbols {name}: '{value}' is not an integer") from None
+    return symbols
+
+
+def _load_inputs(path: str | None) -> dict[str, np.ndarray]:
+    if path is None:
+        return {}
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            if not hasattr(data, "files"):
+                raise UserError(f"--inputs {path}: expected an .npz file of named arrays")
+            return {name: data[name] for name in data.files}
+    except OSError as e:
+        raise UserError(f"cannot read --inputs {path}: {e}") from None
+    except ValueError as e:
+        raise UserError(f"cannot read --inputs {path}: {e}") from None
+
+
+def _load_udfs(spec: str | None) -> Mapping[str, Callable]:
+    """`module:attr` or `file.py:attr`, naming a dict of callables."""
+    if spec is None:
+        return {}
+    where, colon, attr = spec.rpartition(":")
+    if not colon or not where or not attr:
+        raise UserError(f"--udfs takes module:attr (or file.py:attr), got '{spec}'")
+    try:
+        if where.endswith(".py"):
+            loader = importlib.util.spec_from_file_location(Path(where).stem, where)
+            if loader is None or loader.loader is None or not Path(where).exists():
+                raise UserError(f"--udfs: cannot find {where}")
+            module = importlib.util.module_from_spec(loader)
+            loader.loader.exec_module(module)
+        else:
+            sys.path.insert(0, os.getcwd())
+            module = importlib.import_module(where)
+    except UserError:
+        raise
+    except Exception as e:  # the user's module failed to import
+        raise UserError(f"--udfs: importing {where} failed: {type(e).__name__}: {e}") from None
+    value: object = module
+    for name in attr.split("."):
+        if not hasattr(value, name):
+            raise UserError(f"--udfs: {where} has no attribute '{attr}'")
+        value = getattr(value, name)
+    if not isinstance(value, Mapping) or not all(callable(f) for f in value.values()):
+        raise UserError(f"--udfs: {spec} must be a dict from udf names to callables")
+    return value
+
+
+def _save(path: str, outputs: dict) -> None:
+    arrays = {}
+    for name, value in outputs.items():
+        if isinstance(value, list):  # ragged: one array per group
+            for i, part in enumerate(value):
+                arrays[f"{name}/{i}"] = part
+        else:
+            arrays[name] = value
+    try:
+        np.savez(path, **arrays)
+    except OSError as e:
+        raise UserError(f"cannot write --out {path}: {e.strerror}") from None
+
+
+@click.group(context_settings=dict(help_option_names=["-h", "--help"]))
+@click.version_option(__version__, prog_name="pdg")
+def cli() -> None:
+    """pdg: compile and run RL fine-tuning programs written in the pdg dialect."""
+
+
+@cli.command("run")
+@click.argument("program", metavar="PROGRAM.mlir")
+@click.option(
+    "--interpret",
+    "use_interpreter",
+    is_flag=True,
+    help="Run with the reference interpreter (the only engine for now).",
+)
+@click.option(
+    "--symbols", multiple=True, metavar="NAME=VALUE", help="Launch bounds, e.g. B=2 (repeatable)."
+)
+@click.option("--inputs", metavar="FILE.npz", help="One array per pdg.input, by name.")
+@click.option("--udfs", metavar="MODULE:ATTR", help="A dict from udf names to callables.")
+@click.option("--max-steps", type=int, help="Cap on every dynamic dim's steps.")
+@click.option("--graph", help="The pdg.graph to run (default: the first).")
+@click.option("--out", metavar="FILE.npz", help="Save the outputs (ragged: name/0, name/1, ...).")
+def run_command(
+    program: str,
+    use_interpreter: bool,
+    symbols: tuple[str, ...],
+    inputs: str | None,
+    udfs: str | None,
+    max_steps: int | None,
+    graph: str | None,
+    out: str | None,
+) -> None:
+    """Run PROGRAM on inputs and print a summary of its outputs."""
+    from pdg.interpreter import interpret
+
+    if not use_interpreter:
+        raise UserError("only the reference interpreter can run programs for now: add --interpret")
+    if not Path(program).is_file():
+        raise UserError(f"cannot read program file '{program}'")
+    result = interpret(
+        program,
+        _load_inputs(inputs),
+        symbols=_parse_symbols(symbols),
+        udfs=_load_udfs(udfs),
+        max_steps=max_steps,
+        graph=graph,
+    )
+    click.echo(result.summary())
+    if out:
+        _save(out, result.outputs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: every failure is one message on stderr and exit code 1."""
+    from pdg.interpreter import InterpreterError
+
+    try:
+        rc = cli.main(args=argv, prog_name="pdg", standalone_mode=False)
+        return rc if isinstance(rc, int) else 0
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        click.echo(f"pdg: error: {e.format_message()}", err=True)
+        return 1
+    except (UserError, InterpreterError) as e:
+        click.echo(f"pdg: error: {e}", err=True)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # a bug of ours: still no traceback unless asked for
+        if os.environ.get("PDG_TRACEBACK"):
+            raise
+        click.echo(
+            f"pdg: internal error: {type(e).__name__}: {e} (set PDG_TRACEBACK=1 for details)",
+            err=True,
+        )
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

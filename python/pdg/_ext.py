@@ -7,7 +7,6 @@ loaded first; importing `_pdg_ext` directly aborts the process otherwise.
 import mlir.ir  # noqa: F401  (must precede the extension)
 from mlir._mlir_libs import _mlir
 
-
 from pdg._pdg_ext import (  # noqa: F401
     MLIR_VERSION,
     AccessAttr,

@@ -16,6 +16,15 @@ from .gpt import GPT, GPTConfig
 from .layers import MLP, Embedding, LayerNorm, Linear, Module, RMSNorm, rotary
 
 __all__ = [
-    "Attention", "AttentionPattern", "Embedding", "GPT", "GPTConfig", "LayerNorm", "Linear",
-    "MLP", "Module", "RMSNorm", "rotary",
+    "Attention",
+    "AttentionPattern",
+    "Embedding",
+    "GPT",
+    "GPTConfig",
+    "LayerNorm",
+    "Linear",
+    "MLP",
+    "Module",
+    "RMSNorm",
+    "rotary",
 ]

@@ -26,8 +26,9 @@ class AttentionPattern:
 
     def __post_init__(self):
         if self.kind not in ("full", "window", "block"):
-            raise ProgramError(f"unknown attention pattern '{self.kind}'",
-                               hint="use 'full', 'window' or 'block'")
+            raise ProgramError(
+                f"unknown attention pattern '{self.kind}'", hint="use 'full', 'window' or 'block'"
+            )
         if self.kind != "full" and self.size < 1:
             raise ProgramError(f"a {self.kind} attention pattern needs a positive size")
 
@@ -52,14 +53,23 @@ class Attention(Module):
     """Causal self-attention with n_heads query heads sharing n_kv_heads key
     and value heads (n_kv_heads == n_heads: multi-head; fewer: grouped)."""
 
-    def __init__(self, program, path, d: int, n_heads: int, n_kv_heads: int | None = None,
-                 pattern: AttentionPattern = AttentionPattern(), rope: bool = False,
-                 dtype="f32"):
+    def __init__(
+        self,
+        program,
+        path,
+        d: int,
+        n_heads: int,
+        n_kv_heads: int | None = None,
+        pattern: AttentionPattern = AttentionPattern(),
+        rope: bool = False,
+        dtype="f32",
+    ):
         super().__init__(program, path)
         n_kv_heads = n_kv_heads or n_heads
         if d % n_heads or n_heads % n_kv_heads:
             raise ProgramError(
-                f"d={d} must divide into {n_heads} heads, and those into {n_kv_heads} kv heads")
+                f"d={d} must divide into {n_heads} heads, and those into {n_kv_heads} kv heads"
+            )
         self.d, self.h, self.kvh = d, n_heads, n_kv_heads
         self.hd = d // n_heads
         self.pattern, self.rope = pattern, rope

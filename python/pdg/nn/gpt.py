@@ -47,8 +47,17 @@ class GPT(Module):
         self.blocks = []
         for i in range(c.n_layers):
             ln1 = self.child(LayerNorm(program, sub(f"h{i}.ln1"), c.d_model, dtype=c.dtype))
-            attn = self.child(Attention(program, sub(f"h{i}.attn"), c.d_model, c.n_heads,
-                                        c.n_kv_heads, c.pattern, dtype=c.dtype))
+            attn = self.child(
+                Attention(
+                    program,
+                    sub(f"h{i}.attn"),
+                    c.d_model,
+                    c.n_heads,
+                    c.n_kv_heads,
+                    c.pattern,
+                    dtype=c.dtype,
+                )
+            )
             ln2 = self.child(LayerNorm(program, sub(f"h{i}.ln2"), c.d_model, dtype=c.dtype))
             mlp = self.child(MLP(program, sub(f"h{i}.mlp"), c.d_model, 4 * c.d_model, c.dtype))
             self.blocks.append((ln1, attn, ln2, mlp))
@@ -85,15 +94,19 @@ def _from_hf_gpt2(sd: dict, c: GPTConfig) -> dict:
                 return sd[prefix + name]
         raise KeyError(name)
 
-    out = {"wte.w": get("wte.weight"), "wpe.w": get("wpe.weight"),
-           "ln_f.g": get("ln_f.weight"), "ln_f.b": get("ln_f.bias")}
+    out = {
+        "wte.w": get("wte.weight"),
+        "wpe.w": get("wpe.weight"),
+        "ln_f.g": get("ln_f.weight"),
+        "ln_f.b": get("ln_f.bias"),
+    }
     d = c.d_model
     for i in range(c.n_layers):
         p = f"h.{i}."
         w, b = get(p + "attn.c_attn.weight"), get(p + "attn.c_attn.bias")
         for j, name in enumerate("qkv"):
-            out[f"h{i}.attn.{name}.w"] = w[:, j * d:(j + 1) * d]
-            out[f"h{i}.attn.{name}.b"] = b[j * d:(j + 1) * d]
+            out[f"h{i}.attn.{name}.w"] = w[:, j * d : (j + 1) * d]
+            out[f"h{i}.attn.{name}.b"] = b[j * d : (j + 1) * d]
         out[f"h{i}.attn.o.w"] = get(p + "attn.c_proj.weight")
         out[f"h{i}.attn.o.b"] = get(p + "attn.c_proj.bias")
         out[f"h{i}.ln1.g"], out[f"h{i}.ln1.b"] = get(p + "ln_1.weight"), get(p + "ln_1.bias")

@@ -139,12 +139,14 @@ def rotary(x: TensorLike, position: TensorLike, base: float = 10000.0) -> Tensor
         raise ProgramError("rotary() needs an even, static head dim")
     half = hd // 2
     freq = base ** (-np.arange(half, dtype=np.float64) * 2.0 / hd)
-    inv = program.constant_array(np.concatenate([freq, freq]).astype(
-        pf.dtypes.numpy_dtype(x.dtype)))
+    inv = program.constant_array(
+        np.concatenate([freq, freq]).astype(pf.dtypes.numpy_dtype(x.dtype))
+    )
     angle = position.astype(x.dtype) * inv
     # rotate_half(x) = concat(-x2, x1) as one gather and a sign flip.
     perm = program.constant_array(np.concatenate([np.arange(half, hd), np.arange(half)]), "i64")
     sign = program.constant_array(
-        np.concatenate([-np.ones(half), np.ones(half)]).astype(pf.dtypes.numpy_dtype(x.dtype)))
+        np.concatenate([-np.ones(half), np.ones(half)]).astype(pf.dtypes.numpy_dtype(x.dtype))
+    )
     rotated = pf.take(x, perm, axis=-1) * sign
     return x * pf.cos(angle) + rotated * pf.sin(angle)

@@ -41,9 +41,16 @@ class DecodeProgram:
         return inputs
 
 
-def build_decode(config: GPTConfig, *, eos: int, max_len: int, prompt_width: int = 16,
-                 max_batch: int = 64, sample_seed: int | None = None,
-                 temperature: float = 1.0) -> DecodeProgram:
+def build_decode(
+    config: GPTConfig,
+    *,
+    eos: int,
+    max_len: int,
+    prompt_width: int = 16,
+    max_batch: int = 64,
+    sample_seed: int | None = None,
+    temperature: float = 1.0,
+) -> DecodeProgram:
     prog = pf.Program("decode")
     b = prog.dim("b", launch="B", max=max_batch)
     t = prog.dim("t", dynamic="T", max=max_len)

@@ -566,7 +566,7 @@ class Engine:
 
     def _gather(
         self, v: ValueInfo, at: dict[str, int], inner: list[str], extents: list[int]
-    ) -> np.ndarray:
+    ) -> np.ndarray | list:
         values = []
         for ivals in itertools.product(*(range(e) for e in extents)):
             full = {**at, **dict(zip(inner, ivals, strict=True))}
@@ -576,11 +576,18 @@ class Engine:
             inner_shape = tuple(s or 0 for s in v.point.shape)
             return np.empty(tuple(extents) + inner_shape, v.point.elem.dtype)
         if len({x.shape for x in values}) > 1:
-            raise InterpreterError(
-                f"output of {v.describe()} has points of different shapes",
-                hint="give the node a static point type",
-            )
+            # Points of symbolic size (e.g. a softmax over a growing window)
+            # cannot stack: nested lists over the domain, never padded.
+            return _nest(values, extents)
         return np.stack(values).reshape(tuple(extents) + values[0].shape)
+
+
+def _nest(values: list, extents: list[int]) -> list:
+    """Row-major `values` as nested lists with the given extents."""
+    if len(extents) <= 1:
+        return list(values)
+    step = len(values) // extents[0]
+    return [_nest(values[i * step : (i + 1) * step], extents[1:]) for i in range(extents[0])]
 
 
 def interpret_program(

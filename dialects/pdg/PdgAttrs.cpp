@@ -140,3 +140,114 @@ AccessAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
   // access, where the user's dim names make the message readable.
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// StoreAttr
+//===----------------------------------------------------------------------===//
+
+static bool isStoreKind(llvm::StringRef kind) {
+  return llvm::is_contained({"point", "window", "block", "full", "growable", "input"},
+                            kind);
+}
+
+/// `<window, [B, 64]>`
+Attribute StoreAttr::parse(AsmParser &parser, Type) {
+  llvm::StringRef kind;
+  llvm::SMLoc kindLoc;
+  if (parser.parseLess() || parser.getCurrentLocation(&kindLoc) ||
+      parser.parseKeyword(&kind))
+    return {};
+  if (!isStoreKind(kind)) {
+    parser.emitError(kindLoc) << "unknown store kind '" << kind
+                              << "'; expected point, window, block, full, "
+                                 "growable or input";
+    return {};
+  }
+  NameScope scope;
+  scope.collectSymbols = true;
+  llvm::SmallVector<AffineExpr> extents;
+  if (parser.parseComma() ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Square, [&]() -> ParseResult {
+            AffineExpr e;
+            if (parseNamedAffineExpr(parser, scope, e))
+              return failure();
+            extents.push_back(e);
+            return success();
+          }) ||
+      parser.parseGreater())
+    return {};
+  MLIRContext *ctx = parser.getContext();
+  llvm::SmallVector<StringAttr> names;
+  for (const std::string &s : scope.symbols)
+    names.push_back(StringAttr::get(ctx, s));
+  return parser.getChecked<StoreAttr>(
+      ctx, kind, names, AffineMap::get(0, names.size(), extents, ctx));
+}
+
+void StoreAttr::print(AsmPrinter &printer) const {
+  llvm::SmallVector<std::string> syms;
+  for (StringAttr s : getSymbols())
+    syms.push_back(s.getValue().str());
+  printer << "<" << getKind() << ", [";
+  llvm::interleaveComma(getExtents().getResults(), printer, [&](AffineExpr e) {
+    printNamedAffineExpr(printer.getStream(), e, {}, syms);
+  });
+  printer << "]>";
+}
+
+LogicalResult
+StoreAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
+                  llvm::StringRef kind, llvm::ArrayRef<StringAttr> symbols,
+                  AffineMap extents) {
+  if (!isStoreKind(kind))
+    return emitError() << "unknown store kind '" << kind << "'";
+  if (!extents || extents.getNumDims() != 0 ||
+      extents.getNumSymbols() != symbols.size())
+    return emitError() << "store extents must be expressions of its symbols";
+  for (AffineExpr e : extents.getResults())
+    if (auto c = dyn_cast<AffineConstantExpr>(e); c && c.getValue() < 1)
+      return emitError() << "store extents must be positive";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes set by passes
+//===----------------------------------------------------------------------===//
+
+LogicalResult PdgDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  llvm::StringRef name = attr.getName().getValue();
+  bool isValueOp = isa<InputOp, NodeOp, UdfOp>(op);
+  if (name == "pdg.store") {
+    auto store = dyn_cast<StoreAttr>(attr.getValue());
+    if (!store || !isValueOp)
+      return op->emitError("'pdg.store' must be a #pdg.store on a pdg.input, "
+                           "pdg.node or pdg.udf");
+    auto type = cast<ValueType>(op->getResult(0).getType());
+    if (store.getExtents().getNumResults() != type.getRank())
+      return op->emitError() << "'pdg.store' has "
+                             << store.getExtents().getNumResults()
+                             << " extents for a value over "
+                             << type.getRank() << " dims";
+    return success();
+  }
+  if (name == "pdg.schedule") {
+    auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (!dict || !isValueOp)
+      return op->emitError("'pdg.schedule' must be a dictionary on a "
+                           "pdg.input, pdg.node or pdg.udf");
+    auto phase = dict.getAs<StringAttr>("phase");
+    if (!phase || !llvm::is_contained({"before", "loop", "after"},
+                                      phase.getValue()))
+      return op->emitError("'pdg.schedule' needs phase = \"before\", "
+                           "\"loop\" or \"after\"");
+    if (!dict.getAs<ArrayAttr>("loops") || !dict.getAs<IntegerAttr>("order") ||
+        !dict.getAs<IntegerAttr>("stage"))
+      return op->emitError("'pdg.schedule' needs loops (array), order and "
+                           "stage (integers)");
+    return success();
+  }
+  // Other pdg.* attributes are notes of tools and users: not ours to check.
+  return success();
+}

@@ -55,4 +55,24 @@ def Pdg_AccessAttr : Pdg_Attr<"Access", "access"> {
   }];
 }
 
+def Pdg_StoreAttr : Pdg_Attr<"Store", "store"> {
+  let summary = "where a value lives at run time, and how much of it";
+  let description = [{
+    Chosen by `pdg-plan-storage` from the value's footprint:
+    `#pdg.store<window, [B, 64]>` keeps the last 64 steps of each of B
+    sequences (a circular buffer). Kinds: `point` (only the latest step),
+    `window` (circular buffer), `block` (the current block), `full` (every
+    point, sized by the bounds), `growable` (every point of a dimension
+    whose bound is discovered while running; grows by doubling), `input`
+    (given by the caller). One extent per domain dim, an affine expression
+    of the graph's bound symbols.
+  }];
+  let parameters = (ins
+    StringRefParameter<"store kind">:$kind,
+    ArrayRefParameter<"::mlir::StringAttr", "bound symbol names">:$symbols,
+    "::mlir::AffineMap":$extents);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 #endif // PDG_ATTRS_TD

@@ -26,6 +26,8 @@ def Pdg_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // Discardable attributes set by passes (pdg.store, pdg.schedule).
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     // Defined next to the storage classes they need.
     void registerTypes();

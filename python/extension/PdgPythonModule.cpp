@@ -159,6 +159,21 @@ static nb::object parseSource(const std::string &source,
   return nb::cast(wrap(module.release()));
 }
 
+/// The constraints of an integer set as one affine map (a result per
+/// constraint) and whether each is an equality (else `>= 0`).
+static nb::tuple integerSetParts(MlirAttribute attr) {
+  auto setAttr = dyn_cast<IntegerSetAttr>(unwrap(attr));
+  if (!setAttr)
+    throw nb::type_error("expected an IntegerSetAttr");
+  IntegerSet set = setAttr.getValue();
+  AffineMap map = AffineMap::get(set.getNumDims(), set.getNumSymbols(),
+                                 set.getConstraints(), set.getContext());
+  std::vector<bool> eq;
+  for (unsigned i = 0, e = set.getNumConstraints(); i < e; ++i)
+    eq.push_back(set.isEq(i));
+  return nb::make_tuple(wrap(map), eq);
+}
+
 static void registerDialect(MlirContext context, bool load) {
   MLIRContext *ctx = unwrap(context);
   DialectRegistry registry;
@@ -210,6 +225,8 @@ static void populate(nb::module_ &m) {
   m.def("parse_source", parseSource, nb::arg("source"), nb::arg("filename"),
         nb::arg("context") = nb::none(), nb::arg("verify") = true,
         "Parses a module; diagnostics carry `filename`. None on failure.");
+  m.def("integer_set_parts", integerSetParts, nb::arg("attr"),
+        "(affine map of the constraints, [is equality]) of an IntegerSetAttr");
   m.def("is_registered_pass", isRegisteredPass, nb::arg("name"));
   m.def("add_pass_pipeline", addPassPipeline, nb::arg("pm"),
         nb::arg("pipeline"));

@@ -63,9 +63,9 @@ def _list_passes() -> None:
 _OPTIONS = {
     "-o", "--output", "--split-input-file", "--verify-diagnostics", "--pass-pipeline",
     "--list-passes", "--mlir-print-ir-after-all", "--mlir-print-op-generic", "--version",
-    "-h", "--help",
+    "-h", "--help", "--pdg-memory-report", "--pdg-symbols",
 }
-_VALUED = {"-o", "--output", "--pass-pipeline"}
+_VALUED = {"-o", "--output", "--pass-pipeline", "--pdg-symbols"}
 
 
 def _split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -125,6 +125,7 @@ def _process_chunk(
     stages: list[Stage],
     print_after_all: bool,
     generic: bool,
+    memory_report: dict[str, int] | None = None,
 ) -> tuple[str | None, list]:
     """Parses, verifies and transforms one chunk in a fresh context.
 
@@ -140,10 +141,39 @@ def _process_chunk(
             failures = run_pipeline(module, stages, print_after_all, dump=sys.stderr)
         except PipelineError as e:
             raise UserError(f"invalid pass pipeline: {e}") from None
-    if failures:
+    # Passes may also report at their locations and stop (PassError with
+    # reported=True): any error diagnostic means the chunk failed.
+    if failures or diags.errors:
         return None, diags.diagnostics + failures
+    if memory_report is not None:
+        return _memory_report(module, memory_report), diags.diagnostics
     printed = module.operation.get_asm(print_generic_op_form=generic, assume_verified=True)
     return printed, diags.diagnostics
+
+
+def _memory_report(module, symbols: dict[str, int]) -> str:
+    """Each graph's stores and peak, as formulas and for `symbols`."""
+    from pdg.analysis.graph import read_graph
+    from pdg.analysis.memory import render, report_lines, stores_of
+
+    reports = []
+    for op in module.body.operations:
+        if op.operation.name == "pdg.graph":
+            graph = read_graph(op)
+            reports.append(render(graph.name, report_lines(stores_of(graph)), symbols))
+    return "\n".join(reports) + "\n"
+
+
+def _parse_symbols(items: tuple[str, ...]) -> dict[str, int]:
+    """`B=1,T=4096` (repeatable) -> {"B": 1, "T": 4096}."""
+    symbols = {}
+    for item in items:
+        for part in item.split(","):
+            name, sep, value = part.partition("=")
+            if not sep or not name.strip() or not value.strip().lstrip("-").isdigit():
+                raise UserError(f"--pdg-symbols expects NAME=INT[,NAME=INT], got '{part}'")
+            symbols[name.strip()] = int(value)
+    return symbols
 
 
 def run(
@@ -156,6 +186,7 @@ def run(
     print_after_all: bool,
     generic: bool,
     out_stream: TextIO,
+    memory_report: dict[str, int] | None = None,
 ) -> int:
     flag_pipeline = _pass_flags_to_pipeline(pass_flags)
     if pipeline_text and flag_pipeline:
@@ -169,7 +200,7 @@ def run(
     outputs, failed, problems = [], False, []
     for chunk in split_input(text, split):
         printed, diagnostics = _process_chunk(
-            chunk.text, filename, stages, print_after_all, generic
+            chunk.text, filename, stages, print_after_all, generic, memory_report
         )
         if verify_diagnostics:
             problems += check(parse_expectations(chunk.text), diagnostics, filename)
@@ -238,6 +269,15 @@ def run(
     help="Print operations in the generic form.",
 )
 @click.option("--version", is_flag=True, help="Print the pdg and MLIR versions and exit.")
+@click.option(
+    "--pdg-memory-report", "memory_report", is_flag=True,
+    help="Print each store and the peak memory (formulas, and values for --pdg-symbols) "
+    "instead of the IR.",
+)
+@click.option(
+    "--pdg-symbols", "symbol_values", multiple=True, metavar="NAME=INT,...",
+    help="Bound symbol values for --pdg-memory-report, e.g. B=1,T=4096.",
+)
 @click.option("--pass-flag", "pass_flags", multiple=True, hidden=True)
 @click.pass_context
 def command(
@@ -251,6 +291,8 @@ def command(
     print_after_all,
     generic,
     version,
+    memory_report,
+    symbol_values,
     pass_flags,
 ) -> None:
     if version:
@@ -270,6 +312,7 @@ def command(
             print_after_all,
             generic,
             sys.stdout,
+            _parse_symbols(symbol_values) if memory_report else None,
         )
     )
 

@@ -6,4 +6,5 @@ Python (islpy analyses) register here; `pdg-opt` runs them between upstream
 pipeline segments.
 """
 
+from . import analysis_passes  # noqa: F401  (registers the isl passes)
 from .registry import PassError, PdgPass, get_pass, register, registered_passes  # noqa: F401

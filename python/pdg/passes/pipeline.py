@@ -107,13 +107,17 @@ def run_pipeline(
     dump: TextIO | None = None,
 ) -> list[Diagnostic]:
     """Runs the stages on `module`. Returns the diagnostics of the first
-    failure (empty on success). IR after each stage goes to `dump` (upstream
+    failure (empty on success, or when a pass stopped after emitting its own
+    located errors to the context's diagnostic handlers: callers collect
+    those, as pdg-opt does). IR after each stage goes to `dump` (upstream
     passes print to stderr themselves) when `print_after_all` is set."""
     for stage in stages:
         if stage.python is not None:
             try:
                 get_pass(stage.python).run(module)
             except PassError as e:
+                if e.reported:  # its diagnostics went to the context's handlers
+                    return []
                 where = format_location(e.location) if e.location else "<unknown>"
                 return [Diagnostic("error", where, f"{stage.python}: {e}")]
             failures = _verify(module)

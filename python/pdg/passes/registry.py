@@ -14,11 +14,13 @@ from mlir import ir
 
 
 class PassError(Exception):
-    """A pass found the input unfit; reported at `location` with a hint."""
+    """A pass found the input unfit; reported at `location` with a hint.
+    `reported`: the pass already emitted located diagnostics itself."""
 
-    def __init__(self, message: str, location: ir.Location | None = None):
+    def __init__(self, message: str, location: ir.Location | None = None, reported: bool = False):
         super().__init__(message)
         self.location = location
+        self.reported = reported
 
 
 @dataclass(frozen=True)

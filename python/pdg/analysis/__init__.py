@@ -1,0 +1,13 @@
+"""Whole-graph analyses of pdg programs with islpy.
+
+`graph` reads a pdg.graph; `polyhedral` turns domains and reads into isl
+sets and maps; `roles` finds which dims carry dependences; `legality`
+reports reads a schedule cannot honour; `storage` derives each value's
+store from its footprint; `schedule` orders nodes in loops over the
+sequential dims; `memory` reports the stores' sizes as formulas.
+"""
+
+from .graph import Graph, read_graph
+from .polyhedral import Polyhedral
+
+__all__ = ["Graph", "Polyhedral", "read_graph"]

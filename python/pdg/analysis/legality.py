@@ -1,0 +1,113 @@
+"""Legality of a program's reads, decided exactly with isl:
+
+- every point a read touches lies in the producer's domain, for every value
+  of the bound symbols (a read below t = 0, past a static bound, or past T);
+- inside a cycle of values, no read looks ahead along a sequential dim: such
+  a cycle could never run step by step.
+
+Each problem is a `Problem` at the consumer's location with an example point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+from mlir import ir
+
+from .graph import Graph, Read
+from .polyhedral import Polyhedral, example_point
+from .roles import dim_roles
+
+
+@dataclass
+class Problem:
+    message: str
+    location: ir.Location
+
+
+def _describe(read: Read) -> str:
+    entries = []
+    for e in read.entries:
+        entries.append(e[1] if e[0] == "point" else f"{', '.join(e[1])} : {', '.join(e[2])}")
+    return f"'{read.producer.name}'[{', '.join(entries)}]"
+
+
+def _cycles(graph: Graph) -> dict[int, int]:
+    """Strongly connected component index of each value (Tarjan)."""
+    index, low, on_stack, stack, comp = {}, {}, set(), [], {}
+    counter = [0]
+    edges = {id(v): [r.producer for r in v.reads] for v in graph.values}
+
+    def visit(v):
+        work = [(v, iter(edges[id(v)]))]
+        index[id(v)] = low[id(v)] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(id(v))
+        while work:
+            node, it = work[-1]
+            for nxt in it:
+                if id(nxt) not in index:
+                    index[id(nxt)] = low[id(nxt)] = counter[0]
+                    counter[0] += 1
+                    stack.append(nxt)
+                    on_stack.add(id(nxt))
+                    work.append((nxt, iter(edges[id(nxt)])))
+                    break
+                if id(nxt) in on_stack:
+                    low[id(node)] = min(low[id(node)], index[id(nxt)])
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    low[id(parent)] = min(low[id(parent)], low[id(node)])
+                if low[id(node)] == index[id(node)]:
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(id(w))
+                        comp[id(w)] = index[id(node)]
+                        if w is node:
+                            break
+
+    for v in graph.values:
+        if id(v) not in index:
+            visit(v)
+    return comp
+
+
+def check_legality(graph: Graph, poly: Polyhedral | None = None) -> list[Problem]:
+    poly = poly or Polyhedral(graph)
+    problems: list[Problem] = []
+    for read in graph.reads:
+        outside = poly.read_outside(read)
+        if not outside.is_empty():
+            problems.append(
+                Problem(
+                    f"reads {_describe(read)} outside the domain of '{read.producer.name}' "
+                    f"[{', '.join(read.producer.domain)}], e.g. {example_point(outside)}; "
+                    "guard the case or clamp the index",
+                    read.consumer.op.location,
+                )
+            )
+    roles = dim_roles(graph, poly)
+    comp = _cycles(graph)
+    for read in graph.reads:
+        if comp[id(read.consumer)] != comp[id(read.producer)]:
+            continue
+        for dim, role in roles.items():
+            deltas = poly.distances(read, dim)
+            if role != "sequential" or deltas is None:
+                continue
+            negative = isl.Set("{ [x] : x < 0 }").align_params(deltas.get_space())
+            ahead = deltas.intersect(negative)
+            if not ahead.is_empty():
+                problems.append(
+                    Problem(
+                        f"reads {_describe(read)} from the future of sequential dim '{dim}' "
+                        f"inside a cycle of values (e.g. distance {example_point(ahead)}); "
+                        f"read an earlier point such as {dim} - 1",
+                        read.consumer.op.location,
+                    )
+                )
+    return problems

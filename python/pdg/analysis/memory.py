@@ -1,0 +1,130 @@
+"""The memory report: every store's size as a formula in the bound
+symbols, and the peak (all stores live for the whole run), evaluated for
+given symbol values."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from .graph import Graph
+from .polyhedral import Polyhedral
+from .storage import Store, _point_factors, plan_storage
+
+_STORE = re.compile(r"#pdg\.store<(\w+), \[(.*)\]>")
+
+
+def stores_of(graph: Graph) -> list[Store]:
+    """The stores attached by pdg-plan-storage, or a fresh plan if the
+    graph has none."""
+    poly = Polyhedral(graph)
+    attached = [v for v in graph.values if "pdg.store" in v.op.attributes]
+    if not attached:
+        return plan_storage(graph, poly)
+    stores = []
+    for v in graph.values:
+        if "pdg.store" not in v.op.attributes:
+            continue
+        m = _STORE.fullmatch(str(v.op.attributes["pdg.store"]))
+        extents = [e.strip() for e in m.group(2).split(",")] if m.group(2) else []
+        stores.append(Store(v, m.group(1), extents, _point_factors(graph, poly, v)))
+    return stores
+
+
+@dataclass
+class Line:
+    name: str
+    kind: str
+    extents: list[str]
+    monomials: dict  # tuple of symbols -> coefficient (bytes)
+    is_output: bool = False
+
+
+def _monomials(factors: list[str], element_bytes: int) -> dict:
+    coeff, syms = element_bytes, []
+    for f in factors:
+        if re.fullmatch(r"-?\d+", f):
+            coeff *= int(f)
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", f):
+            syms.append(f)
+        else:  # an affine extent such as `B * 2`: keep it as one factor
+            syms.append(f"({f})")
+    return {tuple(sorted(syms)): coeff}
+
+
+def formula(monomials: dict) -> str:
+    terms = []
+    for syms, coeff in sorted(monomials.items(), key=lambda kv: (len(kv[0]), kv[0])):
+        if coeff == 0:
+            continue
+        terms.append(" * ".join([str(coeff), *syms]) if syms else str(coeff))
+    return " + ".join(terms) or "0"
+
+
+def evaluate(monomials: dict, symbols: dict[str, int]) -> int | None:
+    total = 0
+    for syms, coeff in monomials.items():
+        value = coeff
+        for s in syms:
+            if s.startswith("("):
+                try:
+                    value *= int(eval(s, {"__builtins__": {}}, dict(symbols)))  # noqa: S307
+                except NameError:
+                    return None
+                continue
+            if s not in symbols:
+                return None
+            value *= symbols[s]
+        total += value
+    return total
+
+
+def report_lines(stores: list[Store]) -> list[Line]:
+    lines = []
+    for s in stores:
+        elem = s.value.point_bytes
+        if elem is None:  # symbolic point: bytes per element times factors
+            from .graph import _ELEMENT_BYTES
+
+            elem = _ELEMENT_BYTES.get(s.value.element, 4)
+            factors = s.factors()
+        else:
+            factors = s.extents
+        lines.append(
+            Line(s.value.name, s.kind, s.extents, _monomials(factors, elem), s.value.is_output)
+        )
+    return lines
+
+
+def peak(lines: list[Line], outputs: bool | None = None) -> dict:
+    """Bytes of all stores (they live for the whole run); only the working
+    stores (outputs=False) or only the results (outputs=True)."""
+    total: dict = defaultdict(int)
+    for line in lines:
+        if outputs is not None and line.is_output != outputs:
+            continue
+        for syms, coeff in line.monomials.items():
+            total[syms] += coeff
+    return dict(total)
+
+
+def render(graph_name: str, lines: list[Line], symbols: dict[str, int]) -> str:
+    given = ", ".join(f"{k}={v}" for k, v in sorted(symbols.items())) or "none given"
+    out = [
+        f"memory report for @{graph_name} (symbols: {given})",
+        f"  {'value':<24} {'store':<9} {'extents':<16} {'bytes (formula)':<28} bytes",
+    ]
+    for line in lines:
+        value = evaluate(line.monomials, symbols)
+        name = line.name + (" (output)" if line.is_output else "")
+        out.append(
+            f"  {name:<24} {line.kind:<9} {'[' + ', '.join(line.extents) + ']':<16} "
+            f"{formula(line.monomials):<28} {'' if value is None else value}"
+        )
+    for label, which in (("working set", False), ("results", True), ("peak", None)):
+        total = peak(lines, which)
+        value = evaluate(total, symbols)
+        shown = "" if value is None else f" = {value} bytes ({value / 2**20:.3f} MiB)"
+        out.append(f"  {label}: {formula(total)}{shown}")
+    return "\n".join(out)

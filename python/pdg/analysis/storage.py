@@ -1,0 +1,134 @@
+"""Storage planning: each value's store from its footprint.
+
+Along a parallel dim a store keeps every coordinate (the bound, e.g. B).
+Along a sequential dim it keeps what later reads still need: the largest
+distance back any read looks, from isl (`Polyhedral.upper_bound`):
+
+    0         -> point     (only the latest step)
+    w - 1     -> window    (a circular buffer of w; `block` when the reads
+                            are block-shaped, e.g. (t // s) * s : t + 1)
+    unbounded -> full      (every step; `growable` when the bound is
+                            discovered while running)
+
+A read from a consumer that lacks the dim (x[b, 0 : T] after the loop) and
+a program output need every step: full. Inputs are given by the caller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .graph import Graph, Value
+from .polyhedral import Polyhedral
+from .roles import dim_roles
+
+
+@dataclass
+class Store:
+    value: Value
+    kind: str  # point | window | block | full | growable | input
+    extents: list[str]  # per domain dim: an int or a bound symbol, as text
+    point_factors: list[str]  # per point dim (a `?` bounded by its slice)
+
+    def attribute(self) -> str:
+        return f"#pdg.store<{self.kind}, [{', '.join(self.extents)}]>"
+
+    def factors(self) -> list[str]:
+        """The number of elements as factors: extents, then point dims."""
+        return [*self.extents, *self.point_factors]
+
+
+def plan_storage(graph: Graph, poly: Polyhedral | None = None) -> list[Store]:
+    poly = poly or Polyhedral(graph)
+    roles = dim_roles(graph, poly)
+    readers: dict[int, list] = {id(v): [] for v in graph.values}
+    for read in graph.reads:
+        readers[id(read.producer)].append(read)
+    until_values = {d.until for d in graph.dims.values() if d.until}
+    return [
+        _store(graph, poly, roles, v, readers[id(v)], v.name in until_values) for v in graph.values
+    ]
+
+
+def _store(graph, poly, roles, v: Value, reads, ends_a_dim: bool) -> Store:
+    point = _point_factors(graph, poly, v)
+    if v.kind == "input":
+        return Store(v, "input", [graph.dims[d].bound for d in v.domain], point)
+    extents, kinds = [], set()
+    for d in v.domain:
+        dim = graph.dims[d]
+        if roles[d] == "parallel":
+            extents.append(dim.bound)
+            continue
+        size, shape = _lookback(poly, v, d, reads)
+        if v.is_output or size is None:
+            extents.append(dim.bound)
+            kinds.add("growable" if dim.kind == "dynamic" else "full")
+        else:
+            extents.append(str(size))
+            kinds.add(shape if size > 1 else "point")
+    del ends_a_dim  # the current step is always kept: a point store suffices
+    for kind in ("growable", "full", "window", "block", "point"):
+        if kind in kinds:
+            return Store(v, kind, extents, point)
+    return Store(v, "point", extents, point)
+
+
+def _lookback(poly: Polyhedral, v: Value, dim: str, reads) -> tuple[int | None, str]:
+    """(steps to keep along dim, 'window' or 'block'); None: all of them."""
+    size, block = 1, True
+    for read in reads:
+        if dim not in read.consumer.domain:
+            return None, "full"
+        deltas = poly.distances(read, dim)
+        back = poly.upper_bound(deltas)
+        ahead = poly.lower_bound(deltas)
+        if back is None or ahead is None:
+            return None, "full"
+        need = back - min(ahead, 0) + 1
+        if need > 1:
+            entry = read.entries[read.producer.domain.index(dim)]
+            block &= entry[0] == "slice" and any("floor(" in lb for lb in entry[1])
+        size = max(size, need)
+    return size, "block" if block else "window"
+
+
+def _slice_bound(graph: Graph, poly: Polyhedral, v: Value, memo: dict) -> tuple[int, str]:
+    """The largest symbolic point size `v` can have: the biggest slice it
+    or any value it reads (transitively) takes. (order, text): a bound
+    symbol ranks above every constant."""
+    if id(v) in memo:
+        return memo[id(v)]
+    memo[id(v)] = (0, "1")  # cycles: no contribution from the back edge
+    best = (0, "1")
+    for read in v.reads:
+        for j, entry in enumerate(read.entries):
+            if entry[0] != "slice":
+                continue
+            sliced = read.producer.domain[j]
+            back = None
+            if sliced in read.consumer.domain:
+                back = poly.upper_bound(poly.distances(read, sliced))
+            cand = (
+                ((1 << 62), graph.dims[sliced].bound) if back is None else (back + 1, str(back + 1))
+            )
+            best = max(best, cand, key=lambda c: c[0])
+        if any(d is None for d in read.producer.shape):
+            best = max(best, _slice_bound(graph, poly, read.producer, memo), key=lambda c: c[0])
+    memo[id(v)] = best
+    return best
+
+
+def _point_factors(graph: Graph, poly: Polyhedral, v: Value, memo: dict | None = None) -> list[str]:
+    """Per point dim: its size, or for `?` the largest slice that can reach
+    the value (a window's size, else the sliced dim's bound)."""
+    memo = {} if memo is None else memo
+    bound = None
+    out = []
+    for d in v.shape:
+        if d is not None:
+            out.append(str(d))
+            continue
+        if bound is None:
+            bound = _slice_bound(graph, poly, v, memo)[1]
+        out.append(bound)
+    return out

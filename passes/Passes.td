@@ -21,4 +21,21 @@ def PdgDeadNodeElimination : Pass<"pdg-dce", "::mlir::pdg::GraphOp"> {
   ];
 }
 
+def PdgDeduplicate : Pass<"pdg-dedup", "::mlir::pdg::GraphOp"> {
+  let summary = "Merge nodes that compute the same thing from the same inputs";
+  let description = [{
+    Two nodes are the same when they have the same domain and point type,
+    the same cases (conditions), the same inputs read through the same
+    accesses, and bodies that are equivalent op by op (locations and names
+    aside). UDF calls are never merged: a host callback may have effects. The later one is replaced by the earlier,
+    repeatedly, so that whole duplicated sub-models (e.g. two heads over a
+    shared trunk written twice) collapse. Recurrences that read only
+    themselves are compared by their inputs and are merged only when those
+    are the same values.
+  }];
+  let statistics = [
+    Statistic<"numMerged", "merged-nodes", "Number of nodes merged into another">
+  ];
+}
+
 #endif // PDG_PASSES_TD

@@ -16,10 +16,11 @@ from pdg.programs import build_decode
 PIPELINES = [
     "canonicalize",
     "pdg-dce",
+    "pdg-dedup",
     "pdg-check-legality",
     "pdg-plan-storage",
     "pdg-schedule",
-    "pdg-dce,canonicalize,pdg-plan-storage,pdg-schedule",
+    "pdg-dedup,pdg-dce,canonicalize,pdg-plan-storage,pdg-schedule",
 ]
 PROMPTS = [[1, 2, 3], [4], [5, 6]]
 

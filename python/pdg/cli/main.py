@@ -152,6 +152,27 @@ def run_command(
         _save(out, result.outputs)
 
 
+@cli.command("viz")
+@click.argument("program", metavar="PROGRAM.mlir")
+@click.option("-o", "--output", "output", required=True, metavar="FILE.svg|FILE.dot",
+              help="Writes FILE.dot and FILE.svg (the extension picks the base name).")
+@click.option("--plan/--no-plan", default=True,
+              help="Plan storage and schedule first, to show stores and the loop.")
+def viz_command(program: str, output: str, plan: bool) -> None:
+    """Draw PROGRAM's graph (and schedule) as Graphviz DOT and SVG."""
+    from pdg.cli.viz import write_views
+    from pdg.ir import ParseFailure, make_context, parse_file
+
+    try:
+        module = parse_file(program, make_context())
+    except ParseFailure as e:
+        raise UserError(str(e)) from None
+    except OSError as e:
+        raise UserError(f"cannot read {program}: {e.strerror}") from None
+    for path in write_views(module, output, plan=plan):
+        click.echo(f"wrote {path}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: every failure is one message on stderr and exit code 1."""
     from pdg.interpreter import InterpreterError

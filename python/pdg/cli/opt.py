@@ -63,9 +63,9 @@ def _list_passes() -> None:
 _OPTIONS = {
     "-o", "--output", "--split-input-file", "--verify-diagnostics", "--pass-pipeline",
     "--list-passes", "--mlir-print-ir-after-all", "--mlir-print-op-generic", "--version",
-    "-h", "--help", "--pdg-memory-report", "--pdg-symbols",
+    "-h", "--help", "--pdg-memory-report", "--pdg-symbols", "--pdg-view-graph",
 }
-_VALUED = {"-o", "--output", "--pass-pipeline", "--pdg-symbols"}
+_VALUED = {"-o", "--output", "--pass-pipeline", "--pdg-symbols", "--pdg-view-graph"}
 
 
 def _split_pass_flags(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -126,6 +126,7 @@ def _process_chunk(
     print_after_all: bool,
     generic: bool,
     memory_report: dict[str, int] | None = None,
+    view_graph: str | None = None,
 ) -> tuple[str | None, list]:
     """Parses, verifies and transforms one chunk in a fresh context.
 
@@ -145,6 +146,13 @@ def _process_chunk(
     # reported=True): any error diagnostic means the chunk failed.
     if failures or diags.errors:
         return None, diags.diagnostics + failures
+    if view_graph:
+        from pdg.cli.viz import write_views
+
+        try:
+            write_views(module, view_graph)
+        except OSError as e:
+            raise UserError(f"cannot write '{view_graph}': {e.strerror}") from None
     if memory_report is not None:
         return _memory_report(module, memory_report), diags.diagnostics
     printed = module.operation.get_asm(print_generic_op_form=generic, assume_verified=True)
@@ -187,6 +195,7 @@ def run(
     generic: bool,
     out_stream: TextIO,
     memory_report: dict[str, int] | None = None,
+    view_graph: str | None = None,
 ) -> int:
     flag_pipeline = _pass_flags_to_pipeline(pass_flags)
     if pipeline_text and flag_pipeline:
@@ -200,7 +209,7 @@ def run(
     outputs, failed, problems = [], False, []
     for chunk in split_input(text, split):
         printed, diagnostics = _process_chunk(
-            chunk.text, filename, stages, print_after_all, generic, memory_report
+            chunk.text, filename, stages, print_after_all, generic, memory_report, view_graph
         )
         if verify_diagnostics:
             problems += check(parse_expectations(chunk.text), diagnostics, filename)
@@ -278,6 +287,10 @@ def run(
     "--pdg-symbols", "symbol_values", multiple=True, metavar="NAME=INT,...",
     help="Bound symbol values for --pdg-memory-report, e.g. B=1,T=4096.",
 )
+@click.option(
+    "--pdg-view-graph", "view_graph", metavar="FILE.dot",
+    help="Also write the graph (and schedule, if planned) as FILE.dot and FILE.svg.",
+)
 @click.option("--pass-flag", "pass_flags", multiple=True, hidden=True)
 @click.pass_context
 def command(
@@ -293,6 +306,7 @@ def command(
     version,
     memory_report,
     symbol_values,
+    view_graph,
     pass_flags,
 ) -> None:
     if version:
@@ -313,6 +327,7 @@ def command(
             generic,
             sys.stdout,
             _parse_symbols(symbol_values) if memory_report else None,
+            view_graph,
         )
     )
 

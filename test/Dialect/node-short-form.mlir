@@ -1,7 +1,7 @@
 // RUN: pdg-opt %s | pdg-opt | FileCheck %s
 // RUN: pdg-opt %s --mlir-print-op-generic | pdg-opt | FileCheck %s
 // RUN: pdg-opt %s --mlir-print-op-generic | FileCheck %s --check-prefix=GENERIC
-// Round trip of the short (single-case) form of pdg.node, pdg.yield and pdg.point.
+// Round trip of the short (single-case) form of pdg.node and of pdg.yield.
 
 // In the generic form, the condition of a short-form node is an always-true
 // affine set over the node's dims.
@@ -109,56 +109,6 @@ pdg.graph @forward_reference {
   pdg.output "sum" %sum : !pdg.value<[t], tensor<f32>>
 }
 
-// pdg.point gives the coordinate of the current point along a dim of the
-// node's domain, e.g. for a position-dependent mask.
-// CHECK-LABEL: pdg.graph @point {
-// CHECK-NEXT:    pdg.dim @b < 2
-// CHECK-NEXT:    pdg.dim @t < 64
-// CHECK-NEXT:    %pos = pdg.node "pos" [b, t] -> tensor<i64> {
-// CHECK-NEXT:      %[[T:.*]] = pdg.point @t : index
-// CHECK-NEXT:      %[[B:.*]] = pdg.point @b {pdg.why = "batch"} : index
-// CHECK-NEXT:      %[[S:.*]] = arith.addi %[[T]], %[[B]] : index
-// CHECK-NEXT:      %[[I:.*]] = arith.index_cast %[[S]] : index to i64
-// CHECK-NEXT:      %[[R:.*]] = tensor.from_elements %[[I]] : tensor<i64>
-// CHECK-NEXT:      pdg.yield %[[R]] : tensor<i64>
-// CHECK-NEXT:    }
-// GENERIC-LABEL: "pdg.graph"() <{sym_name = "point"}> ({
-// GENERIC:         %{{.*}} = "pdg.point"() <{dim = @t}> : () -> index
-// GENERIC-NEXT:    %{{.*}} = "pdg.point"() <{dim = @b}> {pdg.why = "batch"} : () -> index
-pdg.graph @point {
-  pdg.dim @b < 2
-  pdg.dim @t < 64
-  %pos = pdg.node "pos" [b, t] -> tensor<i64> {
-    %t = pdg.point @t : index
-    %b = pdg.point @b {pdg.why = "batch"} : index
-    %s = arith.addi %t, %b : index
-    %i = arith.index_cast %s : index to i64
-    %r = tensor.from_elements %i : tensor<i64>
-    pdg.yield %r : tensor<i64>
-  }
-  pdg.output "pos" %pos : !pdg.value<[b, t], tensor<i64>>
-}
-
-// pdg.point may sit in a region nested inside the node's body.
-// CHECK-LABEL: pdg.graph @point_nested {
-// CHECK:           linalg.generic
-// CHECK:             pdg.point @t : index
-pdg.graph @point_nested {
-  pdg.dim @t < 8
-  %r = pdg.node "ramp" [t] -> tensor<4xindex> {
-    %init = tensor.empty() : tensor<4xindex>
-    %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%init : tensor<4xindex>) {
-    ^bb0(%out: index):
-      %t = pdg.point @t : index
-      %i = linalg.index 0 : index
-      %s = arith.addi %t, %i : index
-      linalg.yield %s : index
-    } -> tensor<4xindex>
-    pdg.yield %g : tensor<4xindex>
-  }
-  pdg.output "ramp" %r : !pdg.value<[t], tensor<4xindex>>
-}
-
 // Discardable attributes on a node follow the point type, after the
 // `attributes` keyword; the yield may carry attributes too.
 // CHECK-LABEL: pdg.graph @node_attrs {
@@ -174,30 +124,4 @@ pdg.graph @node_attrs {
     pdg.yield %v {pdg.last} : tensor<f32>
   }
   pdg.output "y" %y : !pdg.value<[t], tensor<f32>>
-}
-
-// A realistic body: linalg on tensors with dynamic shapes from a slice.
-// CHECK-LABEL: pdg.graph @linalg_body {
-// CHECK:         %mean = pdg.node "mean" [t] (%arg0 = %x[0 : t + 1] : !pdg.value<[t], tensor<16xf32>>) -> tensor<16xf32> {
-// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:      %[[E:.*]] = tensor.empty() : tensor<16xf32>
-// CHECK-NEXT:      %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<16xf32>) -> tensor<16xf32>
-// CHECK-NEXT:      %[[R:.*]] = linalg.reduce ins(%arg0 : tensor<?x16xf32>) outs(%[[F]] : tensor<16xf32>) dimensions = [0]
-// CHECK:           pdg.yield %[[R]] : tensor<16xf32>
-// CHECK-NEXT:    }
-pdg.graph @linalg_body {
-  pdg.dim @t < 128
-  %x = pdg.input "x" : !pdg.value<[t], tensor<16xf32>>
-  %m = pdg.node "mean" [t] (%w = %x[0 : t + 1] : !pdg.value<[t], tensor<16xf32>>) -> tensor<16xf32> {
-    %zero = arith.constant 0.0 : f32
-    %e = tensor.empty() : tensor<16xf32>
-    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
-    %r = linalg.reduce ins(%w : tensor<?x16xf32>) outs(%f : tensor<16xf32>) dimensions = [0]
-      (%in: f32, %acc: f32) {
-        %s = arith.addf %in, %acc : f32
-        linalg.yield %s : f32
-      }
-    pdg.yield %r : tensor<16xf32>
-  }
-  pdg.output "mean" %m : !pdg.value<[t], tensor<16xf32>>
 }

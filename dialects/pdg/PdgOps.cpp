@@ -702,7 +702,9 @@ ParseResult NodeOp::parse(OpAsmParser &parser, OperationState &state) {
       args.push_back(in.arg);
     }
     auto region = std::make_unique<Region>();
-    if (parser.parseRegion(*region, args))
+    // The node is isolated from above: its body gets a name scope of its own,
+    // so a forward reference outside can never resolve to a value inside.
+    if (parser.parseRegion(*region, args, /*enableNameShadowing=*/true))
       return failure();
     regions.push_back(std::move(region));
     return success();

@@ -9,6 +9,7 @@
 
 #include "PdgDialect.h"
 #include "Passes.h"
+#include "UpstreamParserGuards.h"
 
 #include "mlir-c/IR.h"
 #include "mlir/Bindings/Python/IRCore.h"
@@ -151,6 +152,8 @@ static nb::object parseSource(const std::string &source,
                               const std::string &filename,
                               MlirContext context, bool verify) {
   MLIRContext *ctx = unwrap(context);
+  if (!pdg::checkUpstreamParserGuards(source, filename, ctx))
+    return nb::none();
   ParserConfig config(ctx, /*verifyAfterParse=*/verify);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, config, filename);

@@ -252,3 +252,32 @@ def test_18_check_reports_unexpected_and_missing_diagnostics():
 
     missing = check(parse_expectations("x // expected-error {{absent}}\n"), [], "f.mlir")
     assert missing == ['f.mlir:1: error: expected error "absent" was not produced (on line 1)']
+
+
+# Two graphs whose nodes fail verification: MLIR's parallel verifier used to
+# call the Python diagnostic handler from a worker thread while the parser
+# held the GIL, and hang. Contexts from make_context are single-threaded.
+TWO_BAD_GRAPHS = """
+pdg.graph @g0 {
+  %n0 = pdg.node "n0" [] -> tensor<f32> {
+  }
+  %n1 = pdg.node "n1" [] -> tensor<f32> {
+  }
+}
+pdg.graph @g1 {
+  %n0 = pdg.node "n0" [] -> tensor<f32> {
+  }
+  %n1 = pdg.node "n1" [] -> tensor<f32> {
+  }
+}
+"""
+
+
+def test_40_failing_graphs_never_deadlock_the_verifier():
+    import subprocess
+    import sys
+
+    for _ in range(10):
+        r = subprocess.run([sys.executable, "-m", "pdg.cli.opt"], input=TWO_BAD_GRAPHS,
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and "error" in r.stderr

@@ -12,5 +12,9 @@ def make_context() -> ir.Context:
     from pdg._ext import register_dialect
 
     ctx = ir.Context()
+    # Single-threaded: MLIR's parallel verifier would call the Python
+    # diagnostic handler from worker threads while the parsing thread holds
+    # the GIL (a deadlock); pdg graphs are small enough not to need it.
+    ctx.enable_multithreading(False)
     register_dialect(ctx, load=True)
     return ctx

@@ -1,0 +1,43 @@
+// RUN: pdg-opt %s --split-input-file --verify-diagnostics
+// Inputs the mutation fuzzer found aborting pdg-opt: each must be an error.
+
+// A forward reference outside a node is never resolved by a value defined in
+// the node's (isolated) body, even when the node fails to parse.
+pdg.graph @g {
+  %x = pdg.input "x" : !pdg.value<[], tensor<4xf32>>
+  %u = arith.addf %s, %s : tensor<4xf32>
+  // expected-error @+1 {{use of value '%x' expects different type than prior uses}}
+  %y = pdg.node "y" [] (%a = %x[] : !pdg.value<[z], tensor<4xf32>>) -> tensor<4xf32> {
+    %s = arith.addf %a, %a : tensor<4xf32>
+    pdg.yield %s : tensor<4xf32>
+  }
+}
+
+// -----
+
+// expected-error @+1 {{'pdg' is a dialect, not an operation: a generic op name is 'dialect.op', e.g. "pdg.node"}}
+"pdg"() : () -> ()
+
+// -----
+
+func.func @f(%x: tensor<?xf32>, %init: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'dimensions' must list 64-bit integers, got 'x'}}
+  %s = linalg.reduce ins(%x : tensor<?xf32>) outs(%init : tensor<f32>) dimensions = [x]
+    (%a: f32, %b: f32) {
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  return %s : tensor<f32>
+}
+
+// -----
+
+func.func @f(%x: tensor<?xf32>, %init: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'dimensions' must list 64-bit integers, got '1000000000000000000000000000000'}}
+  %s = linalg.reduce ins(%x : tensor<?xf32>) outs(%init : tensor<f32>) dimensions = [1000000000000000000000000000000]
+    (%a: f32, %b: f32) {
+      %r = arith.addf %a, %b : f32
+      linalg.yield %r : f32
+    }
+  return %s : tensor<f32>
+}

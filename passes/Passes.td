@@ -38,4 +38,24 @@ def PdgDeduplicate : Pass<"pdg-dedup", "::mlir::pdg::GraphOp"> {
   ];
 }
 
+def PdgIncrementalize : Pass<"pdg-incrementalize", "::mlir::pdg::GraphOp"> {
+  let summary = "Turn reductions over a finished sequence into running ones";
+  let description = [{
+    A node that reads a whole sequence, `%x[b, 0 : T]`, after the sequence
+    dim has ended, and reduces it along that dim (a linalg.generic whose
+    combiner is an associative add, mul, max or min starting from its
+    identity), becomes an accumulator over the sequence dim that runs per
+    step alongside whatever produces `x` (e.g. generation), and a read of the
+    accumulator's last step `acc[b, T - 1]`. Typical use: a reference
+    model's summed log-probs, computed while the sequence is generated
+    instead of in a second pass. Storage planning then keeps two steps of
+    the accumulator instead of the whole sequence.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numIncrementalized", "incrementalized-nodes",
+              "Number of whole-sequence reductions made per-step">
+  ];
+}
+
 #endif // PDG_PASSES_TD

@@ -83,6 +83,21 @@ class Polyhedral:
         )
         return rel.wrap().apply(proj)
 
+    def from_end(self, read: Read, dim: str) -> isl.Set:
+        """{ bound(dim) - producer[dim] } over the read: how close to the end
+        of `dim` the producer points it reads are (1: the last step)."""
+        c, p = read.consumer, read.producer
+        rel = self.relation(read)
+        cvars = [f"c{i}" for i in range(len(c.domain))]
+        pvars = [f"p{i}" for i in range(len(p.domain))]
+        bound = self.graph.dims[dim].bound
+        proj = isl.Map(
+            f"{self._prefix()}{{ [{isl_name(c.name)}[{', '.join(cvars)}] -> "
+            f"{isl_name(p.name)}[{', '.join(pvars)}]] -> "
+            f"[{bound} - {pvars[p.domain.index(dim)]}] }}"
+        )
+        return rel.wrap().apply(proj)
+
     def read_outside(self, read: Read) -> isl.Map:
         """The part of a read that falls outside the producer's domain."""
         return self.relation(read).subtract_range(self.domain(read.producer))

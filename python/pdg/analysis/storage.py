@@ -10,8 +10,10 @@ distance back any read looks, from isl (`Polyhedral.upper_bound`):
     unbounded -> full      (every step; `growable` when the bound is
                             discovered while running)
 
-A read from a consumer that lacks the dim (x[b, 0 : T] after the loop) and
-a program output need every step: full. Inputs are given by the caller."""
+A read from a consumer that lacks the dim needs every step (x[b, 0 : T]
+after the loop: full) unless it reads only the last few (acc[b, T - 1]: a
+window of those). A program output needs every step. Inputs are given by
+the caller."""
 
 from __future__ import annotations
 
@@ -60,6 +62,8 @@ def _store(graph, poly, roles, v: Value, reads, ends_a_dim: bool) -> Store:
             extents.append(dim.bound)
             continue
         size, shape = _lookback(poly, v, d, reads)
+        if size is not None and dim.kind == "static" and size >= dim.size:
+            size = None  # a window as long as the dim is all of it
         if v.is_output or size is None:
             extents.append(dim.bound)
             kinds.add("growable" if dim.kind == "dynamic" else "full")
@@ -78,7 +82,14 @@ def _lookback(poly: Polyhedral, v: Value, dim: str, reads) -> tuple[int | None, 
     size, block = 1, True
     for read in reads:
         if dim not in read.consumer.domain:
-            return None, "full"
+            # Read after the dim ended: only the last few steps are needed
+            # when the read is near the end (acc[b, T - 1] keeps one).
+            last = poly.upper_bound(poly.from_end(read, dim))
+            if last is None:
+                return None, "full"
+            size = max(size, last)
+            block = False
+            continue
         deltas = poly.distances(read, dim)
         back = poly.upper_bound(deltas)
         ahead = poly.lower_bound(deltas)

@@ -24,6 +24,13 @@ class DecodeProgram:
     program: pf.Program
     model: GPT
     prompt_width: int
+    # Handles for programs built on top (reference models, rewards, losses):
+    batch: pf.Dim | None = None  # b
+    step: pf.Dim | None = None  # t
+    position: pf.RecurrentTensor | None = None  # t, as an i64 scalar
+    token: pf.RecurrentTensor | None = None  # the token fed at [b, t]
+    next_token: pf.RecurrentTensor | None = None  # the choice at [b, t]
+    logits: pf.RecurrentTensor | None = None  # the policy's logits at [b, t]
 
     def inputs(self, weights: dict, prompts: list) -> dict[str, np.ndarray]:
         """Program inputs: model weights (by path) and the batch's prompts,
@@ -75,4 +82,4 @@ def build_decode(
     t.until(done)
     prog.output("tokens", nxt)
     prog.output("logits", logits)
-    return DecodeProgram(prog, model, prompt_width)
+    return DecodeProgram(prog, model, prompt_width, b, t, pos, tok, nxt, logits)

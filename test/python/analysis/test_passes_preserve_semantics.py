@@ -17,6 +17,7 @@ PIPELINES = [
     "canonicalize",
     "pdg-dce",
     "pdg-dedup",
+    "pdg-incrementalize",
     "pdg-check-legality",
     "pdg-plan-storage",
     "pdg-schedule",

@@ -35,10 +35,11 @@ llvm::ArrayRef<AffineExpr> AccessAttr::getUpperBounds(size_t entry) const {
   return getExprs().getResults().slice(start, layout[2 * entry + 1]);
 }
 
-AccessAttr AccessAttr::fromEntries(
-    MLIRContext *ctx, unsigned numDims, unsigned numSymbols,
-    llvm::ArrayRef<llvm::SmallVector<AffineExpr>> lbs,
-    llvm::ArrayRef<llvm::SmallVector<AffineExpr>> ubs) {
+/// The flattened map and [#lbs, #ubs] layout of per-entry bound lists.
+static std::pair<AffineMap, llvm::SmallVector<int64_t>>
+flatten(MLIRContext *ctx, unsigned numDims, unsigned numSymbols,
+        llvm::ArrayRef<llvm::SmallVector<AffineExpr>> lbs,
+        llvm::ArrayRef<llvm::SmallVector<AffineExpr>> ubs) {
   llvm::SmallVector<AffineExpr> flat;
   llvm::SmallVector<int64_t> layout;
   for (auto [lower, upper] : llvm::zip_equal(lbs, ubs)) {
@@ -47,8 +48,15 @@ AccessAttr AccessAttr::fromEntries(
     layout.push_back(lower.size());
     layout.push_back(upper.size());
   }
-  return AccessAttr::get(ctx, AffineMap::get(numDims, numSymbols, flat, ctx),
-                         layout);
+  return {AffineMap::get(numDims, numSymbols, flat, ctx), layout};
+}
+
+AccessAttr AccessAttr::fromEntries(
+    MLIRContext *ctx, unsigned numDims, unsigned numSymbols,
+    llvm::ArrayRef<llvm::SmallVector<AffineExpr>> lbs,
+    llvm::ArrayRef<llvm::SmallVector<AffineExpr>> ubs) {
+  auto [map, layout] = flatten(ctx, numDims, numSymbols, lbs, ubs);
+  return AccessAttr::get(ctx, map, layout);
 }
 
 /// Parses the name list `(a, b)` or `[s]` of the standalone form.
@@ -90,19 +98,9 @@ Attribute AccessAttr::parse(AsmParser &parser, Type) {
   llvm::SmallVector<llvm::SmallVector<AffineExpr>> lbs, ubs;
   if (parseAccessEntries(parser, scope, lbs, ubs) || parser.parseGreater())
     return {};
-  llvm::SmallVector<AffineExpr> flat;
-  llvm::SmallVector<int64_t> layout;
-  for (auto [lower, upper] : llvm::zip_equal(lbs, ubs)) {
-    flat.append(lower.begin(), lower.end());
-    flat.append(upper.begin(), upper.end());
-    layout.push_back(lower.size());
-    layout.push_back(upper.size());
-  }
   MLIRContext *ctx = parser.getContext();
-  return parser.getChecked<AccessAttr>(
-      ctx,
-      AffineMap::get(scope.dims.size(), scope.symbols.size(), flat, ctx),
-      layout);
+  auto [map, layout] = flatten(ctx, scope.dims.size(), scope.symbols.size(), lbs, ubs);
+  return parser.getChecked<AccessAttr>(ctx, map, layout);
 }
 
 void AccessAttr::print(AsmPrinter &printer) const {

@@ -99,14 +99,22 @@ static std::optional<IntegerSet> simplifyCondition(IntegerSet set) {
 
 namespace {
 
+/// Replaces the accesses of a node or udf by their simplified form.
+template <typename OpTy>
+LogicalResult simplifyAccessesOf(OpTy op, PatternRewriter &rewriter) {
+  ArrayAttr accesses = simplifyAccesses(op.getAccesses());
+  if (accesses == op.getAccesses())
+    return failure();
+  rewriter.modifyOpInPlace(op, [&] { op.setAccessesAttr(accesses); });
+  return success();
+}
+
 struct SimplifyNodeAccesses : OpRewritePattern<NodeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(NodeOp op,
                                 PatternRewriter &rewriter) const override {
-    ArrayAttr accesses = simplifyAccesses(op.getAccesses());
-    if (accesses == op.getAccesses())
+    if (failed(simplifyAccessesOf(op, rewriter)))
       return failure();
-    rewriter.modifyOpInPlace(op, [&] { op.setAccessesAttr(accesses); });
     // A slice whose size became constant gives its block argument a static
     // size; the body keeps seeing the old type through a tensor.cast.
     for (unsigned k = 0, e = op.getCases().size(); k < e; ++k) {
@@ -129,15 +137,12 @@ struct SimplifyNodeAccesses : OpRewritePattern<NodeOp> {
   }
 };
 
+/// A udf has no body: only its accesses change.
 struct SimplifyUdfAccesses : OpRewritePattern<UdfOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(UdfOp op,
                                 PatternRewriter &rewriter) const override {
-    ArrayAttr accesses = simplifyAccesses(op.getAccesses());
-    if (accesses == op.getAccesses())
-      return failure();
-    rewriter.modifyOpInPlace(op, [&] { op.setAccessesAttr(accesses); });
-    return success();
+    return simplifyAccessesOf(op, rewriter);
   }
 };
 

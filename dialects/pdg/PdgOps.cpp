@@ -411,6 +411,38 @@ static ParseResult finishInputs(OpAsmParser &parser, OperationState &state,
   return success();
 }
 
+/// `-> tensor<...>`: a value op's type at one point.
+static ParseResult parsePointType(OpAsmParser &parser, llvm::StringRef what,
+                                  RankedTensorType &point) {
+  Type type;
+  llvm::SMLoc loc;
+  if (parser.parseArrow() || parser.getCurrentLocation(&loc) || parser.parseType(type))
+    return failure();
+  point = dyn_cast<RankedTensorType>(type);
+  if (!point)
+    return parser.emitError(loc) << "a " << what
+                                 << "'s value at one point must be a ranked tensor, got "
+                                 << type;
+  return success();
+}
+
+/// The attributes and result type every value op gets once parsed: its
+/// accesses, its (sorted) symbols and `!pdg.value<[domain], point>`.
+static void addValueOpParts(OperationState &state, StringAttr accessesName,
+                            StringAttr symbolsName, const NameScope &scope,
+                            llvm::ArrayRef<Attribute> accesses, RankedTensorType point) {
+  MLIRContext *ctx = point.getContext();
+  llvm::SmallVector<Attribute> symbolAttrs;
+  for (const std::string &s : scope.symbols)
+    symbolAttrs.push_back(StringAttr::get(ctx, s));
+  state.addAttribute(accessesName, ArrayAttr::get(ctx, accesses));
+  state.addAttribute(symbolsName, ArrayAttr::get(ctx, symbolAttrs));
+  llvm::SmallVector<StringAttr> domain;
+  for (const std::string &d : scope.dims)
+    domain.push_back(StringAttr::get(ctx, d));
+  state.addTypes(ValueType::get(ctx, domain, point));
+}
+
 static void printInputs(OpAsmPrinter &p, Operation *op, ValueRange operands,
                         ArrayAttr accesses, unsigned accessStart,
                         Block *block, ValueType domain, ArrayAttr symbols) {
@@ -670,17 +702,9 @@ ParseResult NodeOp::parse(OpAsmParser &parser, OperationState &state) {
   cases.back().loc = parser.getCurrentLocation();
   if (parseInputs(parser, scope, /*withArguments=*/true, cases.back().inputs))
     return failure();
-  Type pointType;
-  llvm::SMLoc typeLoc;
-  if (parser.parseArrow() || parser.getCurrentLocation(&typeLoc) ||
-      parser.parseType(pointType))
-    return failure();
-  auto point = dyn_cast<RankedTensorType>(pointType);
-  if (!point)
-    return parser.emitError(typeLoc)
-           << "a node's value at one point must be a ranked tensor, got "
-           << pointType;
-  if (parser.parseOptionalAttrDictWithKeyword(state.attributes))
+  RankedTensorType point;
+  if (parsePointType(parser, "node", point) ||
+      parser.parseOptionalAttrDictWithKeyword(state.attributes))
     return failure();
 
   // The regions are parsed last: their block arguments need the accessed
@@ -762,19 +786,10 @@ ParseResult NodeOp::parse(OpAsmParser &parser, OperationState &state) {
   }
   // The block argument types were computed before symbols were sorted;
   // slice extents are symbol-order independent, so they stay valid.
-  llvm::SmallVector<Attribute> symbolAttrs;
-  for (const std::string &s : scope.symbols)
-    symbolAttrs.push_back(StringAttr::get(ctx, s));
-  state.addAttribute(getAccessesAttrName(state.name),
-                     ArrayAttr::get(ctx, accesses));
   state.addAttribute(getConditionsAttrName(state.name),
                      ArrayAttr::get(ctx, conditions));
-  state.addAttribute(getSymbolsAttrName(state.name),
-                     ArrayAttr::get(ctx, symbolAttrs));
-  llvm::SmallVector<StringAttr> domain;
-  for (const std::string &d : scope.dims)
-    domain.push_back(StringAttr::get(ctx, d));
-  state.addTypes(ValueType::get(ctx, domain, point));
+  addValueOpParts(state, getAccessesAttrName(state.name),
+                  getSymbolsAttrName(state.name), scope, accesses, point);
   for (auto &region : regions)
     state.addRegion(std::move(region));
   return success();
@@ -923,33 +938,16 @@ ParseResult UdfOp::parse(OpAsmParser &parser, OperationState &state) {
   llvm::SmallVector<ParsedInput, 2> inputs;
   if (parseInputs(parser, scope, /*withArguments=*/false, inputs))
     return failure();
-  Type pointType;
-  llvm::SMLoc typeLoc;
-  if (parser.parseArrow() || parser.getCurrentLocation(&typeLoc) ||
-      parser.parseType(pointType))
-    return failure();
-  auto point = dyn_cast<RankedTensorType>(pointType);
-  if (!point)
-    return parser.emitError(typeLoc)
-           << "a udf's value at one point must be a ranked tensor, got "
-           << pointType;
-  if (parser.parseOptionalAttrDict(state.attributes))
+  RankedTensorType point;
+  if (parsePointType(parser, "udf", point) ||
+      parser.parseOptionalAttrDict(state.attributes))
     return failure();
   llvm::SmallVector<AffineExpr> remap = sortSymbols(scope, ctx);
   llvm::SmallVector<Attribute> accesses;
   if (finishInputs(parser, state, inputs, scope, remap, accesses))
     return failure();
-  llvm::SmallVector<Attribute> symbolAttrs;
-  for (const std::string &s : scope.symbols)
-    symbolAttrs.push_back(StringAttr::get(ctx, s));
-  state.addAttribute(getAccessesAttrName(state.name),
-                     ArrayAttr::get(ctx, accesses));
-  state.addAttribute(getSymbolsAttrName(state.name),
-                     ArrayAttr::get(ctx, symbolAttrs));
-  llvm::SmallVector<StringAttr> domain;
-  for (const std::string &d : scope.dims)
-    domain.push_back(StringAttr::get(ctx, d));
-  state.addTypes(ValueType::get(ctx, domain, point));
+  addValueOpParts(state, getAccessesAttrName(state.name),
+                  getSymbolsAttrName(state.name), scope, accesses, point);
   return success();
 }
 

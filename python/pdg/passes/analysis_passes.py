@@ -37,18 +37,24 @@ def check_legality_pass(module: ir.Module) -> None:
         _check(graph, Polyhedral(graph))
 
 
+def _annotate(module: ir.Module, attribute: str, compute) -> None:
+    """Checks each graph, then sets `attribute` on each value op from
+    `compute(graph, poly)`: items with `.value` and `.attribute()`."""
+    for graph in graphs(module):
+        poly = Polyhedral(graph)
+        _check(graph, poly)
+        with module.context:
+            for item in compute(graph, poly):
+                item.value.op.attributes[attribute] = ir.Attribute.parse(item.attribute())
+
+
 @register(
     "pdg-plan-storage",
     "Choose each value's store (point, window, block, full, growable) from its "
     "footprint; attach it as pdg.store",
 )
 def plan_storage_pass(module: ir.Module) -> None:
-    for graph in graphs(module):
-        poly = Polyhedral(graph)
-        _check(graph, poly)
-        with module.context:
-            for store in plan_storage(graph, poly):
-                store.value.op.attributes["pdg.store"] = ir.Attribute.parse(store.attribute())
+    _annotate(module, "pdg.store", plan_storage)
 
 
 @register(
@@ -57,9 +63,4 @@ def plan_storage_pass(module: ir.Module) -> None:
     "loops, order, and a stage shared by nodes that may overlap)",
 )
 def schedule_pass(module: ir.Module) -> None:
-    for graph in graphs(module):
-        poly = Polyhedral(graph)
-        _check(graph, poly)
-        with module.context:
-            for slot in schedule(graph, poly):
-                slot.value.op.attributes["pdg.schedule"] = ir.Attribute.parse(slot.attribute())
+    _annotate(module, "pdg.schedule", schedule)

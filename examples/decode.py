@@ -35,6 +35,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="weights and sampling seed")
     parser.add_argument("--prompts", nargs="+", default=["3 14 15 9", "26 5", "35 8 9 7 9 3"])
     parser.add_argument("--print-ir", action="store_true", help="print the pdg.graph")
+    parser.add_argument("--emit-ir", metavar="FILE.mlir", help="write the pdg.graph and stop")
     args = parser.parse_args()
 
     config = GPTConfig(
@@ -60,6 +61,11 @@ def main() -> None:
     built = time.perf_counter() - start
     if args.print_ir:
         print(module)
+    if args.emit_ir:
+        with open(args.emit_ir, "w") as f:
+            f.write(str(module))
+        print(f"wrote {args.emit_ir}")
+        return
     weights = decode.model.init_weights(seed=args.seed, scale=0.5)
     inputs = decode.inputs(weights, prompts)
     start = time.perf_counter()

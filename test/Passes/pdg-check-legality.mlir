@@ -98,3 +98,22 @@ pdg.graph @legal {
   %all = pdg.udf "total" [] (%x[0 : T] : !pdg.value<[t], tensor<f32>>) -> tensor<f32>
   pdg.output "all" %all : !pdg.value<[], tensor<f32>>
 }
+
+// -----
+
+// t ends separately for each b: a consumer without b cannot use T.
+pdg.graph @ambiguous_bound {
+  pdg.dim @b < launch B
+  pdg.dim @t < dynamic T max 16 until %d : !pdg.value<[b, t], tensor<i1>>
+  %x = pdg.input "x" : !pdg.value<[b], tensor<f32>>
+  %d = pdg.node "d" [b, t] (%p = %x[b] : !pdg.value<[b], tensor<f32>>) -> tensor<i1> {
+    %z = arith.constant dense<0.0> : tensor<f32>
+    %c = arith.cmpf ogt, %p, %z : tensor<f32>
+    pdg.yield %c : tensor<i1>
+  }
+  // expected-error @+1 {{reads 'd'[0, (T + -1)] through 'T', but 't' ends separately for each b and 'last' is not defined over b: add it to the domain}}
+  %last = pdg.node "last" [] (%p = %d[0, T - 1] : !pdg.value<[b, t], tensor<i1>>) -> tensor<i1> {
+    pdg.yield %p : tensor<i1>
+  }
+  pdg.output "last" %last : !pdg.value<[], tensor<i1>>
+}

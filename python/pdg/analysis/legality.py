@@ -76,6 +76,34 @@ def _cycles(graph: Graph) -> dict[int, int]:
     return comp
 
 
+def _group_symbol_problems(graph: Graph) -> list[Problem]:
+    """A dynamic dim ends separately for each point of its `until` value's
+    other dims (each sequence b its own T). A read through its bound symbol
+    T must come from a consumer that has those dims, or T is ambiguous."""
+    problems = []
+    for dim in graph.dims.values():
+        if dim.kind != "dynamic" or dim.until is None:
+            continue
+        groups = [d for d in graph.value(dim.until).domain if d != dim.name]
+        for read in graph.reads:
+            uses = any(dim.symbol in _symbols_of(e) for e in read.entries)
+            missing = [g for g in groups if g not in read.consumer.domain]
+            if uses and missing:
+                problems.append(Problem(
+                    f"reads {_describe(read)} through '{dim.symbol}', but '{dim.name}' ends "
+                    f"separately for each {', '.join(missing)} and '{read.consumer.name}' is "
+                    f"not defined over {', '.join(missing)}: add it to the domain",
+                    read.consumer.op.location))
+    return problems
+
+
+def _symbols_of(entry) -> set[str]:
+    import re
+
+    text = entry[1] if entry[0] == "point" else " ".join(entry[1] + entry[2])
+    return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+
 def check_legality(graph: Graph, poly: Polyhedral | None = None) -> list[Problem]:
     poly = poly or Polyhedral(graph)
     problems: list[Problem] = []
@@ -90,6 +118,7 @@ def check_legality(graph: Graph, poly: Polyhedral | None = None) -> list[Problem
                     read.consumer.op.location,
                 )
             )
+    problems += _group_symbol_problems(graph)
     roles = dim_roles(graph, poly)
     comp = _cycles(graph)
     for read in graph.reads:

@@ -433,6 +433,12 @@ MODES: dict[str, Mode] = {
         Mode("plain", (), False),
         Mode("canon", ("--canonicalize", "--pdg-dce"), False),
         Mode("generic", ("--mlir-print-op-generic",), True),
+        # The whole-graph passes: isl analyses and the C++ rewrites.
+        Mode(
+            "passes",
+            ("--pdg-dedup", "--pdg-incrementalize", "--pdg-plan-storage", "--pdg-schedule"),
+            False,
+        ),
     )
 }
 
@@ -1006,6 +1012,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    # pdg-opt turns its own bugs into one "internal error" line; the fuzzer
+    # wants to see them as tracebacks.
+    os.environ["PDG_TRACEBACK"] = "1"
     if args.worker:
         return worker_main(args.entry)
     names = [m for m in args.modes.split(",") if m]

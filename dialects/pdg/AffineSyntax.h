@@ -34,6 +34,10 @@ struct NameScope {
 /// Words that cannot name a dim or symbol: they are part of the syntax.
 bool isReservedName(llvm::StringRef name);
 
+/// [A-Za-z_][A-Za-z0-9_]*: what dims and bound symbols may be called (MLIR's
+/// bare identifiers also allow '.' and '$', which analyses cannot take).
+bool isPlainIdentifier(llvm::StringRef name);
+
 /// expr := term (('+' | '-') term)* ; term := factor (('*' | 'floordiv' |
 /// 'ceildiv' | 'mod') factor)* ; factor := '-' factor | int | name | '(' expr ')'
 ParseResult parseNamedAffineExpr(AsmParser &parser, NameScope &scope,

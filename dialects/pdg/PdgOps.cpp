@@ -384,6 +384,10 @@ static ParseResult parseDomain(OpAsmParser &parser, NameScope &scope) {
         if (isReservedName(name))
           return parser.emitError(loc) << "'" << name
                                        << "' is reserved and cannot name a dim";
+        if (!isPlainIdentifier(name))
+          return parser.emitError(loc)
+                 << "dim name '" << name
+                 << "' must be an identifier (letters, digits, '_')";
         if (llvm::is_contained(scope.dims, name))
           return parser.emitError(loc) << "dim '" << name
                                        << "' appears twice in the domain";
@@ -586,6 +590,9 @@ void DimOp::print(OpAsmPrinter &p) {
 }
 
 LogicalResult DimOp::verify() {
+  if (!isPlainIdentifier(getSymName()))
+    return emitOpError() << "dim name '" << getSymName()
+                         << "' must be an identifier (letters, digits, '_')";
   // The generated accessor reads the attribute as unsigned: read it signed.
   std::optional<int64_t> size;
   if (getSizeAttr())
@@ -606,9 +613,10 @@ LogicalResult DimOp::verify() {
   case BoundKind::Dynamic:
     break;
   }
-  if (!getBound() || getBound()->empty() || isReservedName(*getBound()))
+  if (!getBound() || !isPlainIdentifier(*getBound()) || isReservedName(*getBound()))
     return emitOpError() << "dim '" << getSymName()
-                         << "' needs a bound symbol name";
+                         << "' needs a bound symbol name that is an identifier "
+                            "(letters, digits, '_'), e.g. `launch B`";
   if (getKind() == BoundKind::Launch) {
     if (getUntil())
       return emitOpError() << "launch dim '" << getSymName()

@@ -1,5 +1,6 @@
 //===- PdgTypes.cpp - !pdg.value ------------------------------------------===//
 
+#include "AffineSyntax.h"
 #include "PdgDialect.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -7,6 +8,12 @@
 
 using namespace mlir;
 using namespace mlir::pdg;
+
+bool mlir::pdg::isPlainIdentifier(llvm::StringRef name) {
+  if (name.empty() || !(llvm::isAlpha(name[0]) || name[0] == '_'))
+    return false;
+  return llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
 
 #define GET_TYPEDEF_CLASSES
 #include "PdgTypes.cpp.inc"
@@ -62,8 +69,10 @@ ValueType::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "a pdg value needs a ranked tensor type per point";
   llvm::StringSet<> seen;
   for (StringAttr d : domain) {
-    if (!d || d.getValue().empty())
-      return emitError() << "a domain dimension needs a name";
+    if (!d || !isPlainIdentifier(d.getValue()))
+      return emitError() << "dimension name '" << (d ? d.getValue() : "")
+                         << "' must be an identifier: a letter or '_', then "
+                            "letters, digits or '_'";
     if (!seen.insert(d.getValue()).second)
       return emitError() << "dimension '" << d.getValue()
                          << "' appears twice in the domain";

@@ -41,3 +41,19 @@ func.func @f(%x: tensor<?xf32>, %init: tensor<f32>) -> tensor<f32> {
     }
   return %s : tensor<f32>
 }
+
+// -----
+
+func.func @f(%x: tensor<2x3xf32>, %o: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  // expected-error @+1 {{'permutation =' must be followed by a list of integers in '[...]'}}
+  %r = linalg.transpose ins(%x : tensor<2x3xf32>) outs(%o : tensor<3x2xf32>) permutation = @1]
+  return %r : tensor<3x2xf32>
+}
+
+// -----
+
+// A bound symbol must be a plain identifier (isl and the frontend use it).
+pdg.graph @g {
+  // expected-error @+1 {{dim 'b' needs a bound symbol name that is an identifier}}
+  pdg.dim @b < launch pdg.dim max 4
+}

@@ -220,7 +220,7 @@ def test_04_value_type_rejects_a_dim_listed_twice(ctx):
 
 def test_05_value_type_rejects_an_empty_dim_name(ctx):
     with ctx, ir.Location.unknown():
-        with pytest.raises(ValueError, match="needs a name"):
+        with pytest.raises(ValueError, match="must be an identifier"):
             P.ValueType.get(["b", ""], f32_tensor(4))
 
 

@@ -354,6 +354,15 @@ def main(argv: list[str] | None = None) -> int:
         # Output piped into a closed reader (`| head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except Exception as e:  # a bug of ours: one line, unless asked for details
+        if os.environ.get("PDG_TRACEBACK"):
+            raise
+        click.echo(
+            f"pdg-opt: internal error: {type(e).__name__}: {e} "
+            "(set PDG_TRACEBACK=1 for details, and please report it)",
+            err=True,
+        )
+        return 1
 
 
 if __name__ == "__main__":

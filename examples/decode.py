@@ -83,4 +83,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from pdg.frontend import ProgramError
+    from pdg.interpreter import InterpreterError
+
+    try:
+        main()
+    except (ProgramError, InterpreterError, ValueError) as e:
+        raise SystemExit(f"decode.py: {e}") from None

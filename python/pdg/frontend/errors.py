@@ -32,9 +32,12 @@ def user_location() -> SourceLoc:
     """The innermost stack frame outside the pdg package: the user's line."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_PACKAGE_DIR + os.sep):
-            return SourceLoc(frame.f_code.co_filename, frame.f_lineno)
+        name = frame.f_code.co_filename
+        # Skip pdg's own frames and generated code (dataclass __init__: <string>).
+        if not name.startswith("<") and not os.path.abspath(name).startswith(
+            _PACKAGE_DIR + os.sep
+        ):
+            return SourceLoc(name, frame.f_lineno)
         frame = frame.f_back
     return SourceLoc("<unknown>", 0)
 

@@ -4,6 +4,7 @@
 #define PDG_PASSES_H
 
 #include "PdgDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::pdg {

@@ -58,4 +58,21 @@ def PdgIncrementalize : Pass<"pdg-incrementalize", "::mlir::pdg::GraphOp"> {
   ];
 }
 
+def PdgOutlineBodies : Pass<"pdg-outline-bodies", "::mlir::ModuleOp"> {
+  let summary = "Outline every node case body into a func.func (first lowering step)";
+  let description = [{
+    Each case of each `pdg.node` becomes `func.func @<graph>_<node>_<case>`
+    next to the graph: its arguments are the case's inputs as read (block
+    argument types) followed by one `index` per domain dim (what
+    `pdg.point` reads), its result the node's value at one point. The node
+    keeps its body and records the functions in `pdg.bodies`. Upstream
+    bufferization and lowering then compile the bodies as ordinary
+    functions; the loop nest that calls them comes from the schedule.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+  let statistics = [
+    Statistic<"numOutlined", "outlined-bodies", "Number of bodies outlined">
+  ];
+}
+
 #endif // PDG_PASSES_TD

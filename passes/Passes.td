@@ -75,4 +75,19 @@ def PdgOutlineBodies : Pass<"pdg-outline-bodies", "::mlir::ModuleOp"> {
   ];
 }
 
+def PdgWidenI1Memrefs : Pass<"pdg-widen-i1-memrefs", "::mlir::ModuleOp"> {
+  let summary = "Store booleans as i8 in memory (workaround for i1 memrefs)";
+  let description = [{
+    MLIR 22.1.8's finalize-memref-to-llvm aborts on stores to i1 memrefs.
+    After bufferization, this pass gives every memref of i1 an i8 element
+    type (function signatures, allocations, views, globals), extends stored
+    i1 values with arith.extui and truncates loaded ones with arith.trunci,
+    so booleans stay i1 in registers and take a byte in memory. Run it after
+    one-shot-bufferize and convert-linalg-to-loops, before
+    finalize-memref-to-llvm. The workaround lives here and nowhere else.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // PDG_PASSES_TD

@@ -2,9 +2,8 @@
 decode program (full, window, block attention; greedy and sampled) becomes
 a func.func that upstream bufferization and LLVM lowering compile.
 
-Bodies that store i1 tensors are left out here: finalize-memref-to-llvm in
-MLIR 22.1.8 aborts on i1 memrefs; widening them to i8 is part of the lowering
-issue."""
+Booleans are stored as i8 by pdg-widen-i1-memrefs before
+finalize-memref-to-llvm, which aborts on i1 memrefs in MLIR 22.1.8."""
 
 from __future__ import annotations
 
@@ -18,7 +17,8 @@ from pdg.programs import build_decode
 
 TO_LLVM = (
     "one-shot-bufferize{bufferize-function-boundaries},func.func(convert-linalg-to-loops),"
-    "convert-scf-to-cf,expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+    "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
+    "finalize-memref-to-llvm,"
     "convert-math-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
     "convert-index-to-llvm,reconcile-unrealized-casts"
 )
@@ -53,10 +53,7 @@ def test_01_decode_bodies_outline_and_lower_to_llvm(pattern, seed):
     assert all("pdg.bodies" in n.operation.attributes for n in nodes)
 
     graph.operation.erase()
-    for f in funcs:
-        if "i1" in str(f.operation.attributes["function_type"]):
-            f.operation.erase()
-    assert len(list(module.body.operations)) >= cases - 8
+    assert any("i1" in str(f.operation.attributes["function_type"]) for f in funcs)
     run(module, TO_LLVM)
     names = {op.operation.name for op in module.body.operations}
     assert "llvm.func" in names and all(n.startswith("llvm.") for n in names), names

@@ -21,24 +21,8 @@ import click
 import numpy as np
 
 from pdg import __version__
-
-
-class UserError(Exception):
-    """A mistake in the command line or its files: one message, exit code 1."""
-
-
-def _parse_symbols(items: tuple[str, ...]) -> dict[str, int]:
-    symbols: dict[str, int] = {}
-    for item in items:
-        for part in filter(None, (p.strip() for p in item.split(","))):
-            name, eq, value = part.partition("=")
-            if not eq or not name:
-                raise UserError(f"--symbols takes NAME=VALUE, got '{part}'")
-            try:
-                symbols[name.strip()] = int(value)
-            except ValueError:
-                raise UserError(f"--symbols {name}: '{value}' is not an integer") from None
-    return symbols
+from pdg.cli import common
+from pdg.cli.common import UserError, parse_symbols
 
 
 def _load_inputs(path: str | None) -> dict[str, np.ndarray]:
@@ -142,7 +126,7 @@ def run_command(
     result = interpret(
         program,
         _load_inputs(inputs),
-        symbols=_parse_symbols(symbols),
+        symbols=parse_symbols(symbols, "--symbols"),
         udfs=_load_udfs(udfs),
         max_steps=max_steps,
         graph=graph,
@@ -177,27 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: every failure is one message on stderr and exit code 1."""
     from pdg.interpreter import InterpreterError
 
-    try:
-        rc = cli.main(args=argv, prog_name="pdg", standalone_mode=False)
-        return rc if isinstance(rc, int) else 0
-    except click.exceptions.Exit as e:
-        return e.exit_code
-    except click.ClickException as e:
-        click.echo(f"pdg: error: {e.format_message()}", err=True)
-        return 1
-    except (UserError, InterpreterError) as e:
-        click.echo(f"pdg: error: {e}", err=True)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except Exception as e:  # a bug of ours: still no traceback unless asked for
-        if os.environ.get("PDG_TRACEBACK"):
-            raise
-        click.echo(
-            f"pdg: internal error: {type(e).__name__}: {e} (set PDG_TRACEBACK=1 for details)",
-            err=True,
-        )
-        return 1
+    return common.run_command(cli, argv, "pdg", (InterpreterError,))
 
 
 if __name__ == "__main__":

@@ -17,16 +17,13 @@ from typing import TextIO
 import click
 
 from pdg import __version__
+from pdg.cli.common import UserError, parse_symbols, run_command
 from pdg.ir.context import make_context
 from pdg.ir.expected_diagnostics import check, parse_expectations
 from pdg.ir.source import DiagnosticCollector
 from pdg.ir.split import split_input
 from pdg.passes.pipeline import PipelineError, Stage, parse_pipeline, run_pipeline
 from pdg.passes.registry import registered_passes
-
-
-class UserError(Exception):
-    """A mistake in the command line or input: one line, exit code 1."""
 
 
 def _version_text() -> str:
@@ -172,18 +169,6 @@ def _memory_report(module, symbols: dict[str, int]) -> str:
     return "\n".join(reports) + "\n"
 
 
-def _parse_symbols(items: tuple[str, ...]) -> dict[str, int]:
-    """`B=1,T=4096` (repeatable) -> {"B": 1, "T": 4096}."""
-    symbols = {}
-    for item in items:
-        for part in item.split(","):
-            name, sep, value = part.partition("=")
-            if not sep or not name.strip() or not value.strip().lstrip("-").isdigit():
-                raise UserError(f"--pdg-symbols expects NAME=INT[,NAME=INT], got '{part}'")
-            symbols[name.strip()] = int(value)
-    return symbols
-
-
 def run(
     input_path: str,
     output: str,
@@ -326,7 +311,7 @@ def command(
             print_after_all,
             generic,
             sys.stdout,
-            _parse_symbols(symbol_values) if memory_report else None,
+            parse_symbols(symbol_values, "--pdg-symbols") if memory_report else None,
             view_graph,
         )
     )
@@ -335,34 +320,7 @@ def command(
 def main(argv: list[str] | None = None) -> int:
     """Entry point; maps every failure to exit code 1 with a one-line error."""
     rest, flags = _split_pass_flags(list(sys.argv[1:] if argv is None else argv))
-    args = rest + [f"--pass-flag={f}" for f in flags]
-    try:
-        # Without standalone mode, click returns ctx.exit()'s code.
-        rc = command.main(args=args, prog_name="pdg-opt", standalone_mode=False)
-        return rc if isinstance(rc, int) else 0
-    except click.exceptions.Exit as e:
-        return e.exit_code
-    except click.ClickException as e:
-        click.echo(f"pdg-opt: error: {e.format_message()}", err=True)
-        return 1
-    except UserError as e:
-        click.echo(f"pdg-opt: error: {e}", err=True)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # Output piped into a closed reader (`| head`): not an error of ours.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    except Exception as e:  # a bug of ours: one line, unless asked for details
-        if os.environ.get("PDG_TRACEBACK"):
-            raise
-        click.echo(
-            f"pdg-opt: internal error: {type(e).__name__}: {e} "
-            "(set PDG_TRACEBACK=1 for details, and please report it)",
-            err=True,
-        )
-        return 1
+    return run_command(command, rest + [f"--pass-flag={f}" for f in flags], "pdg-opt")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,63 @@
+"""What pdg's command lines share: the user-error type, NAME=INT symbol
+parsing, and an entry point that turns every failure into one line on
+stderr and exit code 1 (never a traceback for a user mistake)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+
+class UserError(Exception):
+    """A mistake in the command line or its files: one message, exit code 1."""
+
+
+def parse_symbols(items: tuple[str, ...], option: str) -> dict[str, int]:
+    """`("B=1,T=4096", "N=3")` -> {"B": 1, "T": 4096, "N": 3}."""
+    symbols: dict[str, int] = {}
+    for item in items:
+        for part in filter(None, (p.strip() for p in item.split(","))):
+            name, eq, value = part.partition("=")
+            if not eq or not name.strip():
+                raise UserError(f"{option} takes NAME=INT[,NAME=INT], got '{part}'")
+            try:
+                symbols[name.strip()] = int(value)
+            except ValueError:
+                raise UserError(f"{option} {name.strip()}: '{value}' is not an integer") from None
+    return symbols
+
+
+def run_command(command: click.Command, args: list[str], prog: str,
+                user_errors: tuple[type[BaseException], ...] = ()) -> int:
+    """Runs a click command; every failure becomes `prog: error: ...` and
+    exit code 1. Our own bugs print one line too, unless PDG_TRACEBACK is
+    set (the fuzzer sets it to see them)."""
+    try:
+        # Without standalone mode, click returns ctx.exit()'s code.
+        rc = command.main(args=args, prog_name=prog, standalone_mode=False)
+        return rc if isinstance(rc, int) else 0
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        click.echo(f"{prog}: error: {e.format_message()}", err=True)
+        return 1
+    except (UserError, *user_errors) as e:
+        click.echo(f"{prog}: error: {e}", err=True)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # Output piped into a closed reader (`| head`): not an error of ours.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as e:
+        if os.environ.get("PDG_TRACEBACK"):
+            raise
+        click.echo(
+            f"{prog}: internal error: {type(e).__name__}: {e} "
+            "(set PDG_TRACEBACK=1 for details, and please report it)",
+            err=True,
+        )
+        return 1

@@ -139,9 +139,7 @@ def _process_chunk(
             failures = run_pipeline(module, stages, print_after_all, dump=sys.stderr)
         except PipelineError as e:
             raise UserError(f"invalid pass pipeline: {e}") from None
-    # Passes may also report at their locations and stop (PassError with
-    # reported=True): any error diagnostic means the chunk failed.
-    if failures or diags.errors:
+    if failures:
         return None, diags.diagnostics + failures
     if view_graph:
         from pdg.cli.viz import write_views

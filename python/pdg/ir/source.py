@@ -65,16 +65,21 @@ def to_diagnostic(d: ir.Diagnostic) -> Diagnostic:
 
 
 class DiagnosticCollector:
-    """Collects every diagnostic of a context while in use."""
+    """Collects every diagnostic of a context while in use (only the errors
+    with `errors_only`; the others then reach the handlers outside)."""
 
-    def __init__(self, ctx: ir.Context):
+    def __init__(self, ctx: ir.Context, errors_only: bool = False):
         self.ctx = ctx
+        self.errors_only = errors_only
         self.diagnostics: list[Diagnostic] = []
         self._handler = None
 
     def __enter__(self) -> DiagnosticCollector:
         def handle(d: ir.Diagnostic) -> bool:
-            self.diagnostics.append(to_diagnostic(d))
+            diagnostic = to_diagnostic(d)
+            if self.errors_only and diagnostic.severity != "error":
+                return False
+            self.diagnostics.append(diagnostic)
             return True
 
         self._handler = self.ctx.attach_diagnostic_handler(handle)

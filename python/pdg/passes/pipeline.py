@@ -15,7 +15,7 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 from pdg import _ext
-from pdg.ir.source import Diagnostic, format_location, to_diagnostic
+from pdg.ir.source import Diagnostic, DiagnosticCollector, format_location, to_diagnostic
 
 from .registry import PassError, get_pass
 
@@ -106,20 +106,26 @@ def run_pipeline(
     print_after_all: bool = False,
     dump: TextIO | None = None,
 ) -> list[Diagnostic]:
-    """Runs the stages on `module`. Returns the diagnostics of the first
-    failure (empty on success, or when a pass stopped after emitting its own
-    located errors to the context's diagnostic handlers: callers collect
-    those, as pdg-opt does). IR after each stage goes to `dump` (upstream
-    passes print to stderr themselves) when `print_after_all` is set."""
+    """Runs the stages on `module`. Returns the error diagnostics of the
+    first failure, empty on success. IR after each stage goes to `dump`
+    (upstream passes print to stderr themselves) when `print_after_all`."""
     for stage in stages:
         if stage.python is not None:
-            try:
-                get_pass(stage.python).run(module)
-            except PassError as e:
-                if e.reported:  # its diagnostics went to the context's handlers
-                    return []
-                where = format_location(e.location) if e.location else "<unknown>"
-                return [Diagnostic("error", where, f"{stage.python}: {e}")]
+            # A Python pass may report located errors itself before it stops.
+            with DiagnosticCollector(module.context, errors_only=True) as emitted:
+                try:
+                    get_pass(stage.python).run(module)
+                    error = None
+                except PassError as e:
+                    error = e
+            if error is not None:
+                if error.reported:
+                    return emitted.diagnostics
+                where = format_location(error.location) if error.location else "<unknown>"
+                return [
+                    *emitted.diagnostics,
+                    Diagnostic("error", where, f"{stage.python}: {error}"),
+                ]
             failures = _verify(module)
             if failures:
                 return failures

@@ -53,7 +53,6 @@ static ParseResult parseTerm(AsmParser &parser, NameScope &scope,
   if (parseFactor(parser, scope, result))
     return failure();
   while (true) {
-    llvm::SMLoc loc = parser.getCurrentLocation();
     AffineExpr rhs;
     if (succeeded(parser.parseOptionalStar())) {
       if (parseFactor(parser, scope, rhs))
@@ -76,7 +75,6 @@ static ParseResult parseTerm(AsmParser &parser, NameScope &scope,
         result = result % rhs;
       continue;
     }
-    (void)loc;
     return success();
   }
 }

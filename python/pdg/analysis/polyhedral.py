@@ -32,6 +32,11 @@ class Polyhedral:
     def __init__(self, graph: Graph):
         self.graph = graph
         self.params = graph.symbols
+        # Every analysis asks for the same relations and distances: build
+        # each once per graph.
+        self._relations: dict[int, isl.Map] = {}
+        self._distances: dict[tuple[int, str], isl.Set | None] = {}
+        self.roles: dict[str, str] | None = None  # filled by roles.dim_roles
 
     @cached_property
     def _context(self) -> str:
@@ -51,6 +56,11 @@ class Polyhedral:
         )
 
     def relation(self, read: Read) -> isl.Map:
+        if id(read) not in self._relations:
+            self._relations[id(read)] = self._build_relation(read)
+        return self._relations[id(read)]
+
+    def _build_relation(self, read: Read) -> isl.Map:
         c, p = read.consumer, read.producer
         outs, constraints = [], []
         for j, entry in enumerate(read.entries):
@@ -70,6 +80,12 @@ class Polyhedral:
 
     def distances(self, read: Read, dim: str) -> isl.Set | None:
         """{ consumer[dim] - producer[dim] } or None when either lacks dim."""
+        key = (id(read), dim)
+        if key not in self._distances:
+            self._distances[key] = self._build_distances(read, dim)
+        return self._distances[key]
+
+    def _build_distances(self, read: Read, dim: str) -> isl.Set | None:
         c, p = read.consumer, read.producer
         if dim not in c.domain or dim not in p.domain:
             return None

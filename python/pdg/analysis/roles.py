@@ -11,6 +11,8 @@ from .polyhedral import Polyhedral
 
 def dim_roles(graph: Graph, poly: Polyhedral | None = None) -> dict[str, str]:
     poly = poly or Polyhedral(graph)
+    if poly.roles is not None:
+        return poly.roles
     roles = {name: "parallel" for name in graph.dims}
     for read in graph.reads:
         for dim in graph.dims:
@@ -23,6 +25,7 @@ def dim_roles(graph: Graph, poly: Polyhedral | None = None) -> dict[str, str]:
                 continue
             if not deltas.is_subset(_zero(deltas)):
                 roles[dim] = "sequential"
+    poly.roles = roles
     return roles
 
 

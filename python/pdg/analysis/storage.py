@@ -45,13 +45,10 @@ def plan_storage(graph: Graph, poly: Polyhedral | None = None) -> list[Store]:
     readers: dict[int, list] = {id(v): [] for v in graph.values}
     for read in graph.reads:
         readers[id(read.producer)].append(read)
-    until_values = {d.until for d in graph.dims.values() if d.until}
-    return [
-        _store(graph, poly, roles, v, readers[id(v)], v.name in until_values) for v in graph.values
-    ]
+    return [_store(graph, poly, roles, v, readers[id(v)]) for v in graph.values]
 
 
-def _store(graph, poly, roles, v: Value, reads, ends_a_dim: bool) -> Store:
+def _store(graph, poly, roles, v: Value, reads) -> Store:
     point = _point_factors(graph, poly, v)
     if v.kind == "input":
         return Store(v, "input", [graph.dims[d].bound for d in v.domain], point)
@@ -70,7 +67,6 @@ def _store(graph, poly, roles, v: Value, reads, ends_a_dim: bool) -> Store:
         else:
             extents.append(str(size))
             kinds.add(shape if size > 1 else "point")
-    del ends_a_dim  # the current step is always kept: a point store suffices
     for kind in ("growable", "full", "window", "block", "point"):
         if kind in kinds:
             return Store(v, kind, extents, point)

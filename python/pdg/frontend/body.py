@@ -152,15 +152,9 @@ class Body:
             f"{region_body.indent}  linalg.yield {', '.join(y.name for y in yielded)} : "
             f"{', '.join(str(y.type) for y in yielded)}"
         )
-        tail = f"}} -> {', '.join(t.mlir() for t in result_types)}"
+        results = ", ".join(t.mlir() for t in result_types)
+        tail = f"}} -> {results if len(outputs) == 1 else f'({results})'}"
         text = "\n".join([head, *inner, f"{self.indent}{tail}"])
         if len(outputs) == 1:
             return [self.emit(text, result_types[0])]
-        return self.emit_multi(
-            len(outputs),
-            text.replace(
-                f"-> {', '.join(t.mlir() for t in result_types)}",
-                f"-> ({', '.join(t.mlir() for t in result_types)})",
-            ),
-            result_types,
-        )
+        return self.emit_multi(len(outputs), text, result_types)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 from .body import Body, Val
-from .dtypes import TensorType
 from .errors import ProgramError
 from .index import Condition
 from .tensor import (
@@ -20,11 +19,8 @@ from .tensor import (
     InputDef,
     OpDef,
     Operand,
-    Point,
     RecurrentTensor,
-    Slice,
     UdfDef,
-    _constant_difference,
 )
 
 _UNUSED = "unused"  # lattice bottom: no use seen yet
@@ -33,20 +29,6 @@ _ANY = None  # lattice top: needed everywhere
 
 def value_type(rt: RecurrentTensor) -> str:
     return f"!pdg.value<[{', '.join(d.name for d in rt.domain)}], {rt.type.mlir()}>"
-
-
-def operand_type(operand: Operand) -> TensorType:
-    """The type a body receives: slice sizes, then the source's shape."""
-    sizes = []
-    for e in operand.entries:
-        if isinstance(e, Slice):
-            size = None
-            if len(e.lbs) == 1 and len(e.ubs) == 1:
-                size = _constant_difference(e.ubs[0], e.lbs[0])
-                if size is not None and size < 0:
-                    size = None
-            sizes.append(size)
-    return TensorType(tuple(sizes) + tuple(operand.source.shape), operand.source.dtype)
 
 
 def _operands(rt: RecurrentTensor) -> list[Operand]:
@@ -168,7 +150,7 @@ def _node(names: _Names, rt: RecurrentTensor, restriction) -> list[str]:
             )
         lines = [f"{head} -> {point}"]
         for cond, op, _ in d.cases:
-            src_type = operand_type(op)
+            src_type = op.type
             head_case = f"case ({cond.render()})" if cond.constraints else "default"
             lines.append(f"  {head_case} {_inputs(names, [op], 'a')} {{")
             if src_type != rt.type:
@@ -179,7 +161,7 @@ def _node(names: _Names, rt: RecurrentTensor, restriction) -> list[str]:
         return lines
     assert isinstance(d, OpDef)
     body = Body(indent="    " if restriction is not _ANY else "  ")
-    args = [Val(f"%a{i}", operand_type(op)) for i, op in enumerate(d.operands)]
+    args = [Val(f"%a{i}", op.type) for i, op in enumerate(d.operands)]
     result = d.op.emit(body, args, rt.type, d.attrs)
     if result.type != rt.type:
         raise RuntimeError(f"internal error: {d.op.name} emitted {result.type}, not {rt.type}")
@@ -282,6 +264,3 @@ def emit_program(program) -> str:
         lines.append(f'  pdg.output "{name}" %{names.of(v)} : {value_type(v)}')
     lines.append("}")
     return "\n".join(lines) + "\n"
-
-
-__all__ = ["emit_program", "operand_type", "value_type", "Point"]

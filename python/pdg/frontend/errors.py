@@ -34,9 +34,7 @@ def user_location() -> SourceLoc:
     while frame is not None:
         name = frame.f_code.co_filename
         # Skip pdg's own frames and generated code (dataclass __init__: <string>).
-        if not name.startswith("<") and not os.path.abspath(name).startswith(
-            _PACKAGE_DIR + os.sep
-        ):
+        if not name.startswith("<") and not os.path.abspath(name).startswith(_PACKAGE_DIR + os.sep):
             return SourceLoc(name, frame.f_lineno)
         frame = frame.f_back
     return SourceLoc("<unknown>", 0)

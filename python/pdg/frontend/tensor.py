@@ -111,6 +111,16 @@ class Slice:
         return _constant_difference(self.ubs[0], self.lbs[0])
 
 
+def accessed_type(source: RecurrentTensor, entries) -> TensorType:
+    """Slice sizes (None when symbolic or negative), then the point shape."""
+    sizes = []
+    for e in entries:
+        if isinstance(e, Slice):
+            size = e.constant_size()
+            sizes.append(size if size is not None and size >= 0 else None)
+    return TensorType(tuple(sizes) + tuple(source.shape), source.dtype)
+
+
 def _constant_difference(a: IndexExpr, b: IndexExpr) -> int | None:
     """a - b if it is a constant: compare the linear forms."""
     la, lb = _linear(a), _linear(b)
@@ -148,7 +158,13 @@ class Operand:
 
     source: RecurrentTensor
     entries: tuple
-    constant: object = None  # a Python scalar operand (source is None)
+
+    @property
+    def type(self) -> TensorType:
+        """What a body receives: one leading dim per slice (its size when
+        constant), then the source's per-point shape. The dialect's parser
+        derives block argument types the same way."""
+        return accessed_type(self.source, self.entries)
 
     def is_identity(self) -> bool:
         return all(
@@ -342,12 +358,11 @@ class View(TensorLike):
                 f"bound symbols: {', '.join(sorted(symbols)) or 'none'}",
             )
         domain = program._ordered_dims(mentioned & set(dims))
-        slice_sizes = [e.constant_size() for e in entries if isinstance(e, Slice)]
-        for size in slice_sizes:
+        for e in entries:
+            size = e.constant_size() if isinstance(e, Slice) else None
             if size is not None and size <= 0:
                 raise ProgramError(f"slice is empty or negative (size {size})")
-        shape = tuple(slice_sizes) + tuple(source.shape)
-        return View(source, tuple(entries), domain, TensorType(shape, source.dtype))
+        return View(source, tuple(entries), domain, accessed_type(source, entries))
 
 
 def _item_names(item) -> set[str]:

@@ -168,26 +168,35 @@ def _loop_indices(extents: Sequence[int], fixed: dict[int, int]) -> list:
     ]
 
 
+def _index_by_map(m: Map, fixed: dict[int, int]) -> tuple[list, list[int]]:
+    """NumPy index of an operand through a projected-permutation map: a
+    constant, the fixed value, or a full slice per result, and the loop dims
+    those slices follow."""
+    idx, dims = [], []
+    for r in m.results:
+        if isinstance(r, Const):
+            idx.append(r.value)
+        elif r.pos in fixed:
+            idx.append(fixed[r.pos])
+        else:
+            idx.append(slice(None))
+            dims.append(r.pos)
+    return idx, dims
+
+
 def lanes(a: np.ndarray, m: Map, extents: Sequence[int], fixed: dict[int, int]) -> np.ndarray:
     """`a` viewed over the iteration space: rank n, size 1 where it does not vary.
 
     Dims in `fixed` are held at one value (size 1 in the result)."""
     n = len(extents)
     if m.is_projected_permutation():
-        idx, dims = [], []
         for j, r in enumerate(m.results):
-            if isinstance(r, Const):
-                if not 0 <= r.value < a.shape[j]:
-                    raise InterpreterError(
-                        f"indexing map {m.render()} reads index {r.value} of an operand of "
-                        f"shape {a.shape}"
-                    )
-                idx.append(r.value)
-            elif r.pos in fixed:
-                idx.append(fixed[r.pos])
-            else:
-                idx.append(slice(None))
-                dims.append(r.pos)
+            if isinstance(r, Const) and not 0 <= r.value < a.shape[j]:
+                raise InterpreterError(
+                    f"indexing map {m.render()} reads index {r.value} of an operand of "
+                    f"shape {a.shape}"
+                )
+        idx, dims = _index_by_map(m, fixed)
         v = a[tuple(idx)]
         v = np.transpose(v, np.argsort(dims)) if dims else np.asarray(v)
         return v.reshape([extents[d] if d in dims else 1 for d in range(n)])
@@ -208,15 +217,7 @@ def lanes(a: np.ndarray, m: Map, extents: Sequence[int], fixed: dict[int, int]) 
 def write(out: np.ndarray, m: Map, y, extents: Sequence[int], fixed: dict[int, int]) -> None:
     """Stores `y` (over the iteration space) into `out` through output map `m`."""
     n = len(extents)
-    idx, dims = [], []
-    for r in m.results:
-        if isinstance(r, Const):
-            idx.append(r.value)
-        elif r.pos in fixed:
-            idx.append(fixed[r.pos])
-        else:
-            idx.append(slice(None))
-            dims.append(r.pos)
+    idx, dims = _index_by_map(m, fixed)
     full = np.broadcast_to(y, [extents[d] if d in dims else 1 for d in range(n)])
     ordered = sorted(dims)
     full = full.reshape([extents[d] for d in ordered])

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from decode_programs import small_decode
 from pdg.interpreter import interpret
 from pdg.ir import make_context, parse_text
-from pdg.nn import AttentionPattern, GPTConfig
 from pdg.passes.pipeline import parse_pipeline, run_pipeline
-from pdg.programs import build_decode
 
 PIPELINES = [
     "canonicalize",
@@ -26,16 +25,9 @@ PROMPTS = [[1, 2, 3], [4], [5, 6]]
 
 
 def decode_case(pattern: str):
-    cfg = GPTConfig(
-        vocab=16,
-        d_model=8,
-        n_layers=2,
-        n_heads=2,
-        max_positions=10,
-        pattern=AttentionPattern.parse(pattern),
-        dtype="f64",
+    decode = small_decode(
+        pattern, vocab=16, d_model=8, max_len=10, dtype="f64", eos=3, prompt_width=3
     )
-    decode = build_decode(cfg, eos=3, max_len=10, prompt_width=3)
     text = str(decode.program.build())
     inputs = decode.inputs(decode.model.init_weights(seed=5, scale=0.7), PROMPTS)
     return text, inputs

@@ -7,23 +7,14 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from decode_programs import small_decode
 from pdg.cli.viz import write_views
-from pdg.nn import AttentionPattern, GPTConfig
-from pdg.programs import build_decode
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 def test_01_decoder_views(tmp_path):
-    cfg = GPTConfig(
-        vocab=64,
-        d_model=32,
-        n_layers=2,
-        n_heads=4,
-        max_positions=64,
-        pattern=AttentionPattern.parse("window:8"),
-    )
-    module = build_decode(cfg, eos=0, max_len=64).program.build()
+    module = small_decode("window:8", vocab=64, d_model=32, heads=4, max_len=64).program.build()
     dot, svg = write_views(module, str(tmp_path / "g.svg"), plan=True)
     text = dot.read_text()
     assert text.startswith('digraph "decode"') and "subgraph cluster_loop" in text

@@ -7,7 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from pdg.nn import AttentionPattern, GPTConfig
+from decode_programs import small_decode
+from pdg.nn import GPTConfig
 from pdg.programs import build_decode
 
 PDG_OPT = [sys.executable, "-m", "pdg.cli.opt"]
@@ -21,15 +22,7 @@ def opt(text: str, *args: str) -> str:
 
 @pytest.mark.parametrize("pattern", ["full", "window:4", "block:4"])
 def test_01_decode_program_round_trips_through_pdg_opt(pattern):
-    cfg = GPTConfig(
-        vocab=32,
-        d_model=16,
-        n_layers=2,
-        n_heads=2,
-        max_positions=32,
-        pattern=AttentionPattern.parse(pattern),
-    )
-    module = build_decode(cfg, eos=0, max_len=32).program.build()
+    module = small_decode(pattern).program.build()
     printed = str(module)
     assert opt(printed) == printed
     generic = opt(printed, "--mlir-print-op-generic")

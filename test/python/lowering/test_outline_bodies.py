@@ -8,12 +8,11 @@ finalize-memref-to-llvm, which aborts on i1 memrefs in MLIR 22.1.8."""
 from __future__ import annotations
 
 import pytest
+from decode_programs import small_decode
 from mlir import ir
 from mlir.passmanager import PassManager
 from pdg import _ext
 from pdg.ir import make_context, parse_text
-from pdg.nn import AttentionPattern, GPTConfig
-from pdg.programs import build_decode
 
 TO_LLVM = (
     "one-shot-bufferize{bufferize-function-boundaries},func.func(convert-linalg-to-loops),"
@@ -34,15 +33,8 @@ def run(module: ir.Module, pipeline: str) -> None:
     "pattern,seed", [("full", None), ("window:8", None), ("block:4", None), ("full", 3)]
 )
 def test_01_decode_bodies_outline_and_lower_to_llvm(pattern, seed):
-    cfg = GPTConfig(
-        vocab=64,
-        d_model=32,
-        n_layers=2,
-        n_heads=4,
-        max_positions=64,
-        pattern=AttentionPattern.parse(pattern),
-    )
-    text = str(build_decode(cfg, eos=0, max_len=64, sample_seed=seed).program.build())
+    decode = small_decode(pattern, vocab=64, d_model=32, heads=4, max_len=64, sample_seed=seed)
+    text = str(decode.program.build())
     module = parse_text(text, "decode", make_context())
     run(module, "pdg-outline-bodies")
     graph = next(op for op in module.body.operations if op.operation.name == "pdg.graph")

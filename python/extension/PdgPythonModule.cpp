@@ -177,6 +177,14 @@ static nb::tuple integerSetParts(MlirAttribute attr) {
   return nb::make_tuple(wrap(map), eq);
 }
 
+/// "static", "launch" or "dynamic" for a #pdg<bound ...> attribute.
+static std::string boundKindName(MlirAttribute attr) {
+  auto kind = dyn_cast<pdg::BoundKindAttr>(unwrap(attr));
+  if (!kind)
+    throw nb::type_error("expected a #pdg<bound ...> attribute");
+  return pdg::stringifyBoundKind(kind.getValue()).str();
+}
+
 static void registerDialect(MlirContext context, bool load) {
   MLIRContext *ctx = unwrap(context);
   DialectRegistry registry;
@@ -230,6 +238,8 @@ static void populate(nb::module_ &m) {
         "Parses a module; diagnostics carry `filename`. None on failure.");
   m.def("integer_set_parts", integerSetParts, nb::arg("attr"),
         "(affine map of the constraints, [is equality]) of an IntegerSetAttr");
+  m.def("bound_kind", boundKindName, nb::arg("attr"),
+        "'static', 'launch' or 'dynamic' for a pdg.dim's kind attribute");
   m.def("is_registered_pass", isRegisteredPass, nb::arg("name"));
   m.def("add_pass_pipeline", addPassPipeline, nb::arg("pm"),
         nb::arg("pipeline"));

@@ -12,6 +12,7 @@ from pdg._pdg_ext import (  # noqa: F401
     AccessAttr,
     ValueType,
     add_pass_pipeline,
+    bound_kind,
     integer_set_parts,
     is_registered_pass,
     parse_source,

@@ -150,7 +150,7 @@ def read_graph(graph_op: ir.Operation) -> Graph:
         name = op.name
         attrs = op.attributes
         if name == "pdg.dim":
-            kind = str(attrs["kind"]).split()[-1].rstrip(">")
+            kind = _ext.bound_kind(attrs["kind"])
             size = ir.IntegerAttr(attrs["size"]).value if "size" in attrs else None
             symbol = ir.StringAttr(attrs["bound"]).value if "bound" in attrs else None
             dims[ir.StringAttr(attrs["sym_name"]).value] = Dim(

@@ -10,7 +10,6 @@ sequence: a dynamic bound is only computed when an expression uses it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -204,46 +203,10 @@ class Condition:
         return "(" + ", ".join(parts) + ")"
 
 
-_SET = re.compile(r"^affine_set<(?P<head>\([^)]*\)(?:\[[^\]]*\])?)\s*:\s*\((?P<body>.*)\)>$", re.S)
-
-
-def _split_top_level(text: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
 def condition_from_attr(attr: ir.Attribute) -> Condition:
-    """An IntegerSetAttr as a Condition.
+    """An IntegerSetAttr as a Condition (constraints `e >= 0` / `e == 0`)."""
+    from pdg import _ext
 
-    The Python bindings expose no way from an IntegerSetAttr to its
-    IntegerSet, so the set is re-read from its text: each printed constraint
-    is `expr >= 0` or `expr == 0`, and the expressions are parsed as the
-    results of an affine_map, which the bindings do expose.
-    """
-    text = str(attr)
-    m = _SET.match(text)
-    if not m:
-        raise InterpreterError(f"cannot read the integer set {text}")
-    exprs, eqs = [], []
-    for part in _split_top_level(m.group("body")):
-        for suffix, is_eq in ((">= 0", False), ("== 0", True)):
-            if part.endswith(suffix):
-                exprs.append(part[: -len(suffix)].strip())
-                eqs.append(is_eq)
-                break
-        else:
-            raise InterpreterError(f"cannot read the constraint '{part}' of {text}")
-    amap = ir.AffineMapAttr(
-        ir.Attribute.parse(f"affine_map<{m.group('head')} -> ({', '.join(exprs)})>", attr.context)
-    ).value
+    amap, eqs = _ext.integer_set_parts(attr)
     constraints = tuple(Constraint(from_mlir(e), q) for e, q in zip(amap.results, eqs, strict=True))
     return Condition(amap.n_dims, amap.n_symbols, constraints)

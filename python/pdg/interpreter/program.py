@@ -99,11 +99,7 @@ class Program:
 
 
 def _kind_of(dim_op: ir.Operation) -> str:
-    text = str(dim_op.attributes["kind"])  # "#pdg<bound launch>"
-    for kind in ("static", "launch", "dynamic"):
-        if kind in text:
-            return kind
-    raise InterpreterError(f"unknown bound kind {text}")
+    return _ext.bound_kind(dim_op.attributes["kind"])
 
 
 def _render_entry(e: Entry, dims, syms) -> str:

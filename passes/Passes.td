@@ -90,4 +90,37 @@ def PdgWidenI1Memrefs : Pass<"pdg-widen-i1-memrefs", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def PdgCopiesToLinalg : Pass<"pdg-copies-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Rewrite memref.copy as linalg.copy (no C runner library at run time)";
+  let description = [{
+    finalize-memref-to-llvm lowers a memref.copy between non-contiguous
+    views to a call to `memrefCopy`, which lives in MLIR's C runner
+    library. Compiled pdg programs load without MLIR, so every memref.copy
+    becomes a linalg.copy here, and convert-linalg-to-loops then emits the
+    copy as loops. Run it after bufferization, before
+    convert-linalg-to-loops.
+  }];
+  let statistics = [
+    Statistic<"numRewritten", "rewritten", "Copies rewritten as linalg.copy">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def PdgDecomposeAggregates : Pass<"pdg-decompose-aggregates", "::mlir::ModuleOp"> {
+  let summary = "Decompose linalg.softmax and other aggregate ops into linalg.generic";
+  let description = [{
+    Ops with linalg's AggregatedOpInterface (linalg.softmax) have no loop
+    lowering; upstream decomposes them only from the transform dialect.
+    This pass calls the interface's decomposition on each of them, on
+    tensors, before bufferization.
+  }];
+  let statistics = [
+    Statistic<"numDecomposed", "decomposed", "Aggregate ops decomposed">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 #endif // PDG_PASSES_TD

@@ -278,6 +278,11 @@ def test_40_failing_graphs_never_deadlock_the_verifier():
     import sys
 
     for _ in range(10):
-        r = subprocess.run([sys.executable, "-m", "pdg.cli.opt"], input=TWO_BAD_GRAPHS,
-                           capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            [sys.executable, "-m", "pdg.cli.opt"],
+            input=TWO_BAD_GRAPHS,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert r.returncode == 1 and "error" in r.stderr

@@ -53,6 +53,7 @@ class Read:
     producer: Value
     entries: list
     condition: list  # the case's constraints, isl text
+    affine: list = field(default_factory=list)  # the entries as ir.AffineExprs
 
 
 @dataclass(eq=False)
@@ -233,13 +234,17 @@ def _read_cases(value: Value, by_result: dict) -> None:
             access = accesses[index]
             results = list(access.exprs.results)
             layout = access.layout
-            entries, k = [], 0
+            entries, affine, k = [], [], 0
             for i in range(access.num_entries):
                 nl, nu = layout[2 * i], layout[2 * i + 1]
-                lbs = [isl_expr(e, dims, syms) for e in results[k : k + nl]]
-                ubs = [isl_expr(e, dims, syms) for e in results[k + nl : k + nl + nu]]
+                lbs, ubs = results[k : k + nl], results[k + nl : k + nl + nu]
                 k += nl + nu
+                affine.append(("slice", lbs, ubs) if nu else ("point", lbs[0]))
+                lbs = [isl_expr(e, dims, syms) for e in lbs]
+                ubs = [isl_expr(e, dims, syms) for e in ubs]
                 entries.append(("slice", lbs, ubs) if nu else ("point", lbs[0]))
             producer = by_result[op.operands[index]]
-            value.reads.append(Read(value, case, index, producer, entries, value.conditions[case]))
+            value.reads.append(
+                Read(value, case, index, producer, entries, value.conditions[case], affine)
+            )
             index += 1

@@ -89,11 +89,14 @@ def _group_symbol_problems(graph: Graph) -> list[Problem]:
             uses = any(dim.symbol in _symbols_of(e) for e in read.entries)
             missing = [g for g in groups if g not in read.consumer.domain]
             if uses and missing:
-                problems.append(Problem(
-                    f"reads {_describe(read)} through '{dim.symbol}', but '{dim.name}' ends "
-                    f"separately for each {', '.join(missing)} and '{read.consumer.name}' is "
-                    f"not defined over {', '.join(missing)}: add it to the domain",
-                    read.consumer.op.location))
+                problems.append(
+                    Problem(
+                        f"reads {_describe(read)} through '{dim.symbol}', but '{dim.name}' ends "
+                        f"separately for each {', '.join(missing)} and '{read.consumer.name}' is "
+                        f"not defined over {', '.join(missing)}: add it to the domain",
+                        read.consumer.op.location,
+                    )
+                )
     return problems
 
 

@@ -29,8 +29,12 @@ def parse_symbols(items: tuple[str, ...], option: str) -> dict[str, int]:
     return symbols
 
 
-def run_command(command: click.Command, args: list[str], prog: str,
-                user_errors: tuple[type[BaseException], ...] = ()) -> int:
+def run_command(
+    command: click.Command,
+    args: list[str],
+    prog: str,
+    user_errors: tuple[type[BaseException], ...] = (),
+) -> int:
     """Runs a click command; every failure becomes `prog: error: ...` and
     exit code 1. Our own bugs print one line too, unless PDG_TRACEBACK is
     set (the fuzzer sets it to see them)."""

@@ -138,10 +138,19 @@ def run_command(
 
 @cli.command("viz")
 @click.argument("program", metavar="PROGRAM.mlir")
-@click.option("-o", "--output", "output", required=True, metavar="FILE.svg|FILE.dot",
-              help="Writes FILE.dot and FILE.svg (the extension picks the base name).")
-@click.option("--plan/--no-plan", default=True,
-              help="Plan storage and schedule first, to show stores and the loop.")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    required=True,
+    metavar="FILE.svg|FILE.dot",
+    help="Writes FILE.dot and FILE.svg (the extension picks the base name).",
+)
+@click.option(
+    "--plan/--no-plan",
+    default=True,
+    help="Plan storage and schedule first, to show stores and the loop.",
+)
 def viz_command(program: str, output: str, plan: bool) -> None:
     """Draw PROGRAM's graph (and schedule) as Graphviz DOT and SVG."""
     from pdg.cli.viz import write_views

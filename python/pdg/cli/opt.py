@@ -58,9 +58,20 @@ def _list_passes() -> None:
 
 # pdg-opt's own options, and those of them that take a value.
 _OPTIONS = {
-    "-o", "--output", "--split-input-file", "--verify-diagnostics", "--pass-pipeline",
-    "--list-passes", "--mlir-print-ir-after-all", "--mlir-print-op-generic", "--version",
-    "-h", "--help", "--pdg-memory-report", "--pdg-symbols", "--pdg-view-graph",
+    "-o",
+    "--output",
+    "--split-input-file",
+    "--verify-diagnostics",
+    "--pass-pipeline",
+    "--list-passes",
+    "--mlir-print-ir-after-all",
+    "--mlir-print-op-generic",
+    "--version",
+    "-h",
+    "--help",
+    "--pdg-memory-report",
+    "--pdg-symbols",
+    "--pdg-view-graph",
 }
 _VALUED = {"-o", "--output", "--pass-pipeline", "--pdg-symbols", "--pdg-view-graph"}
 
@@ -262,16 +273,23 @@ def run(
 )
 @click.option("--version", is_flag=True, help="Print the pdg and MLIR versions and exit.")
 @click.option(
-    "--pdg-memory-report", "memory_report", is_flag=True,
+    "--pdg-memory-report",
+    "memory_report",
+    is_flag=True,
     help="Print each store and the peak memory (formulas, and values for --pdg-symbols) "
     "instead of the IR.",
 )
 @click.option(
-    "--pdg-symbols", "symbol_values", multiple=True, metavar="NAME=INT,...",
+    "--pdg-symbols",
+    "symbol_values",
+    multiple=True,
+    metavar="NAME=INT,...",
     help="Bound symbol values for --pdg-memory-report, e.g. B=1,T=4096.",
 )
 @click.option(
-    "--pdg-view-graph", "view_graph", metavar="FILE.dot",
+    "--pdg-view-graph",
+    "view_graph",
+    metavar="FILE.dot",
     help="Also write the graph (and schedule, if planned) as FILE.dot and FILE.svg.",
 )
 @click.option("--pass-flag", "pass_flags", multiple=True, hidden=True)

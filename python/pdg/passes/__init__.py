@@ -7,4 +7,5 @@ pipeline segments.
 """
 
 from . import analysis_passes  # noqa: F401  (registers the isl passes)
+from . import lowering_passes  # noqa: F401  (registers pdg-lower-to-loops)
 from .registry import PassError, PdgPass, get_pass, register, registered_passes  # noqa: F401

@@ -24,8 +24,9 @@ def test_01_reward_on_finished_sequences():
     r = prog.udf(reward, [tok[b, 0 : t.size]], (), "f32")
     prog.output("reward", r)
     prog.output("tokens", tok)
-    result = interpret(prog.build(), {"start": np.array([4, 7, 0])}, symbols={"B": 3},
-                       udfs=prog.udfs)
+    result = interpret(
+        prog.build(), {"start": np.array([4, 7, 0])}, symbols={"B": 3}, udfs=prog.udfs
+    )
     expected = []
     for s in (4, 7, 0):
         seq = []
@@ -36,7 +37,8 @@ def test_01_reward_on_finished_sequences():
         expected.append(np.array(seq))
     for got, want in zip(result.outputs["tokens"], expected, strict=True):
         np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(result.outputs["reward"],
-                                  [float((e == 7).sum()) for e in expected])
+    np.testing.assert_array_equal(
+        result.outputs["reward"], [float((e == 7).sum()) for e in expected]
+    )
     assert len(calls) == 3
     np.testing.assert_array_equal(calls[0], expected[0])

@@ -1,0 +1,118 @@
+"""`pdg compile`: a pdg program to an artifact directory (see
+pdg.runtime.manifest for its layout). Optimizes the graph, plans storage,
+schedules, lowers to loops, to LLVM and to a shared library, and writes
+the manifest. Each phase is timed; the times are returned, never written
+into the artifact (it must be byte-identical across compilations)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlir import ir
+
+from pdg import __version__, _ext
+from pdg.analysis.graph import read_graph
+from pdg.analysis.memory import stores_of
+from pdg.passes.pipeline import parse_pipeline, run_pipeline
+from pdg.passes.registry import PassError
+from pdg.runtime.manifest import (
+    FORMAT_VERSION,
+    LIBRARY,
+    MANIFEST,
+    dump,
+    host_target,
+    sha256,
+)
+
+from .lower import lower_to_loops
+from .native import build_library, to_llvm
+
+# Whole-graph optimization and planning before the lowering.
+OPTIMIZE = "builtin.module(pdg-dedup,pdg-dce,canonicalize,pdg-plan-storage,pdg-schedule)"
+
+
+class CompileError(Exception):
+    """The program cannot be compiled; `diagnostics` hold located messages."""
+
+    def __init__(self, message: str, diagnostics: list | None = None):
+        super().__init__(message)
+        self.diagnostics = diagnostics or []
+
+
+@dataclass
+class Compiled:
+    path: Path
+    manifest: dict
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+def compile_module(module: ir.Module, out: Path) -> Compiled:
+    """Compiles the single pdg.graph of `module` into the artifact `out`
+    (a directory, replaced if it exists)."""
+    graphs = [op for op in module.body.operations if op.operation.name == "pdg.graph"]
+    if len(graphs) != 1:
+        raise CompileError(
+            f"the module holds {len(graphs)} pdg.graph ops; an artifact holds exactly one "
+            "program (split the module, one graph per file)"
+        )
+    seconds: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        seconds[name] = now - clock
+        clock = now
+
+    errors = run_pipeline(module, parse_pipeline(OPTIMIZE))
+    if errors:
+        raise CompileError("the program failed the whole-graph passes", errors)
+    graph = read_graph(graphs[0].operation)
+    description = _describe(graph)
+    lap("optimize, plan, schedule")
+    try:
+        (abi,) = lower_to_loops(module)
+    except PassError as e:
+        raise CompileError(str(e)) from None
+    lap("lower to loops")
+    to_llvm(module)
+    lap("lower to LLVM")
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    build_library(module, out / LIBRARY)
+    lap("native code")
+    manifest = {
+        "format": FORMAT_VERSION,
+        "pdg_version": __version__,
+        "mlir_version": _ext.MLIR_VERSION,
+        "target": host_target(),
+        "abi": abi.to_json(),
+        **description,
+        "parts": {LIBRARY: sha256(out / LIBRARY)},
+    }
+    (out / MANIFEST).write_text(dump(manifest))
+    return Compiled(out, manifest, seconds)
+
+
+def _describe(graph) -> dict:
+    """Symbols, stores with symbolic sizes, and udfs, for the manifest."""
+    symbols = []
+    for dim in graph.dims.values():
+        if dim.symbol:
+            symbols.append({"name": dim.symbol, "dim": dim.name, "kind": dim.kind, "max": dim.size})
+    stores = [
+        {
+            "value": s.value.name,
+            "kind": s.kind,
+            "extents": s.extents,
+            "point": s.point_factors,
+            "element": s.value.element,
+        }
+        for s in stores_of(graph)
+    ]
+    udfs = sorted(v.name for v in graph.values if v.kind == "udf")
+    return {"graph": graph.name, "symbols": symbols, "stores": stores, "udfs": udfs}

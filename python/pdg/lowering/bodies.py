@@ -1,0 +1,134 @@
+"""Node bodies in destination-passing style, bufferized.
+
+pdg-outline-bodies turns each node case into `@f(inputs..., coords...) ->
+tensor`. Here each gets a wrapper `@f_into(inputs..., coords..., %out)`
+that writes the result into `%out`, a slot of the node's store (the largest
+shape the value can take), and returns the sizes of its dynamic dims. After
+inlining, empty-tensor elimination and one-shot bufferization, the body
+computes straight into the store: no allocation and no copy per step for
+the result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.passmanager import PassManager
+
+from pdg import _ext
+
+# Bufferization of the wrapped bodies. Function arguments take any strided
+# layout, so the driver can pass views of its stores without copying.
+BUFFERIZE = (
+    "inline,symbol-dce,func.func(convert-elementwise-to-linalg),pdg-decompose-aggregates,cse,"
+    "canonicalize,eliminate-empty-tensors,"
+    "empty-tensor-to-alloc-tensor,"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=fully-dynamic-layout-map},"
+    "cse,canonicalize"
+)
+
+
+@dataclass
+class Wrapper:
+    """A bufferized body: its symbol, parameter types (memrefs for the case
+    inputs and the destination, index for coordinates) and how many
+    dynamic result sizes it returns (the last results)."""
+
+    name: str
+    params: list[str]
+    results: list[str]
+    dynamic_sizes: int
+
+
+def wrapper_text(body: str, inputs: list[str], result: ir.RankedTensorType, slot: list) -> str:
+    """The wrapper of outlined body `body` (parameter types `inputs`) whose
+    result has type `result`, written into a slot of shape `slot` (ints, or
+    None for a size known at run time)."""
+    element = str(result.element_type)
+    slot_type = "tensor<" + "".join(f"{'?' if s is None else s}x" for s in slot) + element + ">"
+    params = [f"%a{i}: {t}" for i, t in enumerate(inputs)]
+    args = ", ".join(f"%a{i}" for i in range(len(inputs)))
+    lines = [
+        f"func.func @{body}_into({', '.join(params)}, %out: {slot_type}) -> "
+        f"({slot_type}{', index' * _dynamic_count(result)}) {{",
+        f"  %r = func.call @{body}({args}) : ({', '.join(inputs)}) -> {result}",
+    ]
+    sizes, dynamic = [], []
+    for i, d in enumerate(result.shape):
+        if ir.ShapedType.is_dynamic_size(d):
+            lines.append(f"  %i{i} = arith.constant {i} : index")
+            lines.append(f"  %d{i} = tensor.dim %r, %i{i} : {result}")
+            sizes.append(f"%d{i}")
+            dynamic.append(f"%d{i}")
+        else:
+            sizes.append(str(d))
+    rank = len(result.shape)
+    if str(result) == slot_type:
+        # The whole slot: an insert_slice would fold away (and the result be
+        # returned in a new buffer); this cannot.
+        lines.append(
+            f"  %w = bufferization.materialize_in_destination %r in %out "
+            f": ({result}, {slot_type}) -> {slot_type}"
+        )
+    else:
+        zeros, ones = ", ".join(["0"] * rank), ", ".join(["1"] * rank)
+        lines.append(
+            f"  %w = tensor.insert_slice %r into %out[{zeros}] [{', '.join(sizes)}] [{ones}] "
+            f": {result} into {slot_type}"
+        )
+    rets = ", ".join(["%w", *dynamic])
+    types = ", ".join([slot_type, *(["index"] * len(dynamic))])
+    lines.append(f"  return {rets} : {types}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def _dynamic_count(t: ir.RankedTensorType) -> int:
+    return sum(1 for d in t.shape if ir.ShapedType.is_dynamic_size(d))
+
+
+def bufferize_bodies(
+    bodies: ir.Module, wrappers: dict[str, str]
+) -> tuple[ir.Module, dict[str, Wrapper]]:
+    """A module of the outlined bodies (`bodies`) with the wrappers (body
+    name -> wrapper text) added, bufferized; and the wrappers' bufferized
+    signatures by body name."""
+    ctx = bodies.context
+    text = str(bodies).rstrip()
+    assert text.endswith("}")
+    with ctx, ir.Location.unknown():
+        module = ir.Module.parse(text[:-1] + "\n".join(wrappers.values()) + "\n}")
+    pm = PassManager("builtin.module", context=ctx)
+    _ext.add_pass_pipeline(pm, BUFFERIZE)
+    pm.run(module.operation)
+    out: dict[str, Wrapper] = {}
+    by_name = {
+        ir.StringAttr(op.attributes["sym_name"]).value: op
+        for op in module.body.operations
+        if op.operation.name == "func.func"
+    }
+    for body in wrappers:
+        fn = by_name[f"{body}_into"].operation
+        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+        params = [str(t) for t in ftype.inputs]
+        results = [str(t) for t in ftype.results]
+        _check_in_place(fn, body)
+        # Only the entry calls it: private lets LLVM inline it there.
+        fn.attributes["sym_visibility"] = ir.StringAttr.get("private", ctx)
+        out[body] = Wrapper(
+            f"{body}_into", params, results, sum(1 for r in results if r == "index")
+        )
+    return module, out
+
+
+def _check_in_place(fn: ir.Operation, body: str) -> None:
+    """The bufferized wrapper must return its destination argument: the
+    result was written in place into the store's slot."""
+    block = fn.regions[0].blocks[0]
+    ret = list(block.operations)[-1]
+    dest = block.arguments[len(block.arguments) - 1]
+    if ret.operands[0] != dest:
+        raise RuntimeError(
+            f"internal error: the bufferized body {body} does not write its result in place"
+        )

@@ -1,0 +1,115 @@
+"""Stores as memrefs: the shape of each value's buffer and how a coordinate
+along each of its dims becomes an index.
+
+Per domain dim a buffer is indexed by one of:
+  coord  the coordinate itself (parallel dims, full stores, inputs)
+  zero   always 0 (a point store keeps one step)
+  mod    the coordinate modulo the window or block size (circular buffer)
+  grow   the coordinate, in a buffer whose capacity doubles as steps come
+         (a dynamic dim's full store)
+Point dims of symbolic size (`?`) get a slot of the largest size the value
+can take; the actual sizes of each slot live in a side buffer."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pdg.analysis.graph import Dim, Value
+from pdg.analysis.storage import Store
+from pdg.passes.registry import PassError
+
+from .text import DYNAMIC, MemRef
+
+GROW_FROM = 16  # first capacity of a growable store (or the dim's max if smaller)
+
+
+@dataclass
+class Buffer:
+    value: Value
+    kind: str
+    modes: list[tuple[str, int | str | None]]  # per domain dim: (mode, size)
+    point: list[int | str]  # slot size per point dim: int, or an SSA index
+    type: MemRef
+    ssa: str = ""  # the memref now (growable stores change in the loop)
+    alloc_sizes: list[str] = field(default_factory=list)  # SSA sizes of the `?` dims
+    shapes: str | None = None  # side buffer of dynamic point sizes
+    shapes_type: MemRef | None = None
+
+    @property
+    def dynamic_point_dims(self) -> list[int]:
+        return [k for k, d in enumerate(self.value.shape) if d is None]
+
+    @property
+    def grow_dim(self) -> int | None:
+        for j, (mode, _) in enumerate(self.modes):
+            if mode == "grow":
+                return j
+        return None
+
+
+def _element(v: Value) -> str:
+    return v.element
+
+
+def plan_buffer(
+    store: Store,
+    dims: dict[str, Dim],
+    roles: dict[str, str],
+    extent_of,
+) -> Buffer:
+    """The buffer of `store`. `extent_of(name)` gives a parallel or full
+    dim's size: an int, or the SSA name of its launch symbol."""
+    v = store.value
+    modes: list[tuple[str, int | str | None]] = []
+    for d, extent in zip(v.domain, store.extents, strict=True):
+        dim = dims[d]
+        if roles[d] == "parallel" or store.kind == "input" or extent == dim.bound:
+            if dim.kind == "dynamic" and roles[d] == "sequential":
+                modes.append(("grow", None))
+            else:
+                modes.append(("coord", extent_of(d)))
+        elif re.fullmatch(r"\d+", extent):
+            size = int(extent)
+            modes.append(("mod", size) if size > 1 else ("zero", 1))
+        else:
+            raise PassError(
+                f"store extent '{extent}' of '{v.name}' along '{d}' is neither the dim's "
+                "bound nor a constant; the lowering cannot size it",
+                v.op.location,
+            )
+    point: list[int | str] = []
+    for k, factor in enumerate(store.point_factors):
+        if v.shape[k] is not None:
+            point.append(v.shape[k])
+        elif re.fullmatch(r"\d+", factor):
+            point.append(int(factor))
+        else:
+            point.append(_symbol_max(factor, dims, extent_of, v))
+    shape = []
+    for mode, size in modes:
+        if mode in ("coord",):
+            shape.append(size if isinstance(size, int) else DYNAMIC)
+        elif mode == "grow":
+            shape.append(DYNAMIC)
+        else:
+            shape.append(size)
+    shape += [p if isinstance(p, int) else DYNAMIC for p in point]
+    return Buffer(v, store.kind, modes, point, MemRef(tuple(shape), _element(v)))
+
+
+def _symbol_max(symbol: str, dims: dict[str, Dim], extent_of, v: Value) -> int | str:
+    """A point dim bounded by a dim's symbol: the launch value, or a dynamic
+    dim's declared max."""
+    for dim in dims.values():
+        if dim.symbol != symbol:
+            continue
+        if dim.kind == "launch":
+            return extent_of(dim.name)
+        if dim.kind == "dynamic" and dim.size is not None:
+            return dim.size
+    raise PassError(
+        f"the point shape of '{v.name}' is bounded by '{symbol}', which has no "
+        "maximum; give the dim a `max` so the lowering can size its slots",
+        v.op.location,
+    )

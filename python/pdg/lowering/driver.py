@@ -1,0 +1,625 @@
+"""The entry function of a compiled program, emitted as MLIR text.
+
+    func.func @pdg_<graph>(inputs..., launch symbols...) -> (outputs..., lengths...)
+
+It allocates every store from the symbol values, runs the `before` nodes,
+then the loop over the sequential dim with the `loop` nodes in schedule
+order, then the `after` nodes, and returns the outputs' stores and, for a
+dynamic dim, each sequence's length. A dynamic dim becomes an scf.while
+that runs while some sequence is alive: a sequence ends after the first
+step where its `until` value is true, or at the dim's max. Nodes over a
+sequence's dims run only while it is alive. Growable stores are carried
+through the loop and double when full. No Python runs between steps."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pdg.analysis.graph import Dim, Read, Value
+from pdg.passes.registry import PassError
+
+from .bodies import Wrapper
+from .buffers import GROW_FROM, Buffer, plan_buffer
+from .model import Case, LoweringModel, Node
+from .text import DYNAMIC, MemRef, Writer, cast, subview
+
+
+@dataclass
+class Loop:
+    """The sequential dim the `loop` phase runs over."""
+
+    dim: Dim
+    index: str = ""  # SSA of the step inside the loop
+    groups: list[str] | None = None  # dims of the `until` value besides the loop dim
+    alive: str = ""
+    lengths: str = ""
+    lengths_type: MemRef | None = None
+    count: str = ""  # memref<index> of live sequences
+
+
+@dataclass
+class EntryABI:
+    """The entry's signature, for the artifact's manifest and the runtime:
+    inputs (memref arguments, in order), then one index per launch symbol;
+    results: the outputs' stores, then per dynamic dim its lengths."""
+
+    name: str
+    inputs: list[tuple[str, MemRef, list[str]]]  # (name, type, domain)
+    symbols: list[str]
+    outputs: list[tuple[str, MemRef, list[str]]]  # (name, type, domain)
+    lengths: list[tuple[str, str, list[str]]]  # (dim, bound symbol, group dims)
+
+    def to_json(self) -> dict:
+        def memref(t: MemRef) -> dict:
+            return {"shape": [None if s is DYNAMIC else s for s in t.shape], "element": t.element}
+
+        return {
+            "entry": self.name,
+            "inputs": [{"name": n, "domain": d, **memref(t)} for n, t, d in self.inputs],
+            "symbols": list(self.symbols),
+            "outputs": [{"name": n, "domain": d, **memref(t)} for n, t, d in self.outputs],
+            "lengths": [{"dim": d, "symbol": s, "groups": g} for d, s, g in self.lengths],
+        }
+
+
+class Driver:
+    def __init__(self, model: LoweringModel, wrappers: dict[str, Wrapper]):
+        self.m = model
+        self.wrappers = wrappers
+        self.w = Writer()
+        self.prologue = self.w.sibling()
+        self.symbols: dict[str, str] = {}  # launch symbol -> SSA
+        self.buffers: dict[int, Buffer] = {}
+        self.scratch: dict[tuple, tuple[str, MemRef]] = {}
+        self.loop: Loop | None = None
+
+    # --- sizes and symbols ----------------------------------------------------
+
+    def extent_of(self, dim_name: str) -> int | str:
+        dim = self.m.graph.dims[dim_name]
+        if dim.kind == "static":
+            return dim.size
+        if dim.kind == "launch":
+            return self.symbols[dim.symbol]
+        raise PassError(
+            f"dim '{dim_name}' is dynamic: only a sequential dim may be dynamic",
+            self.m.graph.op.location,
+        )
+
+    def symbol_value(self, name: str, point: dict[str, str], v: Value) -> str:
+        if name in self.symbols:
+            return self.symbols[name]
+        loop = self.loop
+        if loop and loop.dim.symbol == name and loop.lengths:
+            groups = loop.groups or []
+            if any(g not in point for g in groups):
+                raise PassError(
+                    f"'{v.name}' reads {name}, a per-sequence length, without the "
+                    f"sequence dim(s) {', '.join(groups)}",
+                    v.op.location,
+                )
+            index = [point[g] for g in groups] or [self.w.const(0)]
+            n = self.w.op(f"memref.load {loop.lengths}[{', '.join(index)}] : {loop.lengths_type}")
+            return self.w.op(f"arith.index_cast {n} : i64 to index")
+        raise PassError(
+            f"'{v.name}' reads the symbol {name} before it is known; a dynamic bound "
+            "is known only after its loop",
+            v.op.location,
+        )
+
+    def affine(self, op: str, exprs: list, v: Value, point: dict[str, str]) -> str:
+        """`affine.apply|max|min` of exprs over v's dims and symbols."""
+        dims = ", ".join(f"d{i}" for i in range(len(v.domain)))
+        syms = ", ".join(f"s{i}" for i in range(len(v.symbols)))
+        amap = f"({dims})" + (f"[{syms}]" if syms else "")
+        results = ", ".join(str(e) for e in exprs)
+        operands = f"({', '.join(point[d] for d in v.domain)})"
+        if v.symbols:
+            values = [self.symbol_value(s, point, v) for s in v.symbols]
+            operands += f"[{', '.join(values)}]"
+        return self.w.op(f"affine.{op} affine_map<{amap} -> ({results})>{operands}", "i")
+
+    # --- buffers ----------------------------------------------------------------
+
+    def allocate(self, graph_args: dict[int, str]) -> None:
+        w = self.prologue
+        for store in self.m.stores.values():
+            buf = plan_buffer(store, self.m.graph.dims, self.m.roles, self.extent_of)
+            self.buffers[id(store.value)] = buf
+            if store.kind == "input":
+                buf.ssa = graph_args[id(store.value)]
+                continue
+            sizes = []
+            for (mode, size), extent in zip(buf.modes, buf.type.shape, strict=False):
+                if extent is not DYNAMIC:
+                    continue
+                if mode == "grow":
+                    cap = GROW_FROM
+                    dim = self.m.graph.dims[store.value.domain[buf.grow_dim]]
+                    if dim.size is not None:
+                        cap = min(cap, dim.size)
+                    sizes.append(w.const(cap))
+                else:
+                    sizes.append(size)
+            sizes += [p for p in buf.point if isinstance(p, str)]
+            buf.alloc_sizes = sizes
+            buf.ssa = w.op(f"memref.alloc({', '.join(sizes)}) : {buf.type}", "store")
+            dynamic = buf.dynamic_point_dims
+            if dynamic:
+                if buf.grow_dim is not None:
+                    raise PassError(
+                        f"'{store.value.name}' has a symbolic point shape and a growable "
+                        "store; the lowering cannot track its sizes yet",
+                        store.value.op.location,
+                    )
+                shape = buf.type.shape[: len(buf.modes)] + (len(dynamic),)
+                buf.shapes_type = MemRef(shape, "index")
+                extra = [s for s in sizes[: len([x for x in shape if x is DYNAMIC])]]
+                buf.shapes = w.op(f"memref.alloc({', '.join(extra)}) : {buf.shapes_type}", "shapes")
+
+    def buffer(self, v: Value) -> Buffer:
+        return self.buffers[id(v)]
+
+    def index_of(self, buf: Buffer, j: int, coord: str) -> str:
+        mode, size = buf.modes[j]
+        if mode == "zero":
+            return self.w.const(0)
+        if mode == "mod":
+            return self.w.op(f"affine.apply affine_map<(d0) -> (d0 mod {size})>({coord})", "i")
+        return coord
+
+    def slot_view(self, buf: Buffer, point: dict[str, str], to_type: str) -> str:
+        """The slot of `buf` at `point`, as `to_type`."""
+        offsets = [self.index_of(buf, j, point[d]) for j, d in enumerate(buf.value.domain)]
+        n = len(offsets)
+        sizes = [1] * n + list(buf.point)
+        view, vtype = subview(
+            self.w,
+            buf.ssa,
+            buf.type,
+            offsets + [0] * len(buf.point),
+            sizes,
+            [False] * n + [True] * len(buf.point),
+        )
+        return cast(self.w, view, vtype, to_type)
+
+    def point_sizes(self, buf: Buffer, slot: list[str]) -> list:
+        """Actual sizes of the value's point dims in the slot at `slot`."""
+        sizes: list = []
+        for k, d in enumerate(buf.value.shape):
+            if d is not None:
+                sizes.append(d)
+                continue
+            pos = self.w.const(buf.dynamic_point_dims.index(k))
+            sizes.append(
+                self.w.op(
+                    f"memref.load {buf.shapes}[{', '.join([*slot, pos])}] : {buf.shapes_type}"
+                )
+            )
+        return sizes
+
+    def read_view(self, read: Read, point: dict[str, str], consumer: Value, to_type: str) -> str:
+        """The region `read` takes of its producer's store, as `to_type`."""
+        buf = self.buffer(read.producer)
+        offsets, sizes, kept = [], [], []
+        wrap = None
+        for j, entry in enumerate(read.affine):
+            if entry[0] == "point":
+                c = self.affine("apply", [entry[1]], consumer, point)
+                offsets.append(self.index_of(buf, j, c))
+                sizes.append(1)
+                kept.append(False)
+                continue
+            _, lbs, ubs = entry
+            lo = self.affine("max" if len(lbs) > 1 else "apply", lbs, consumer, point)
+            hi = self.affine("min" if len(ubs) > 1 else "apply", ubs, consumer, point)
+            n = self.w.op(f"arith.subi {hi}, {lo} : index", "n")
+            mode, size = buf.modes[j]
+            if mode in ("mod", "zero"):
+                if wrap is not None:
+                    raise PassError(
+                        f"'{consumer.name}' slices two circular dims of "
+                        f"'{read.producer.name}'; the lowering supports one",
+                        consumer.op.location,
+                    )
+                wrap = (j, lo, n, size)
+            offsets.append(lo)
+            sizes.append(n)
+            kept.append(True)
+        if buf.dynamic_point_dims and any(kept):
+            raise PassError(
+                f"'{consumer.name}' slices '{read.producer.name}', whose point shape is "
+                "symbolic; the lowering cannot stack such slots yet",
+                consumer.op.location,
+            )
+        slot = [o for o, k in zip(offsets, kept, strict=True) if not k]
+        point_sizes = (
+            self.point_sizes(buf, slot) if buf.dynamic_point_dims else list(buf.value.shape)
+        )
+        offsets += [0] * len(point_sizes)
+        sizes += point_sizes
+        kept += [True] * len(point_sizes)
+        if wrap is None:
+            view, vtype = subview(self.w, buf.ssa, buf.type, offsets, sizes, kept)
+            return cast(self.w, view, vtype, to_type)
+        return self.wrapped_view(buf, wrap, offsets, sizes, kept, to_type)
+
+    def wrapped_view(self, buf, wrap, offsets, sizes, kept, to_type: str) -> str:
+        """A slice along a circular dim: a view when it does not wrap past
+        the end of the buffer, else its two pieces copied in order into a
+        scratch buffer of the window's size."""
+        w = self.w
+        j, lo, n, size = wrap
+        start = w.op(f"affine.apply affine_map<(d0) -> (d0 mod {size})>({lo})", "i")
+        end = w.op(f"arith.addi {start}, {n} : index")
+        fits = w.op(f"arith.cmpi sle, {end}, {w.const(size)} : index")
+        result = w.fresh("win")
+        w.open(f"{result} = scf.if {fits} -> ({to_type}) {{")
+        at = list(offsets)
+        at[j] = start
+        view, vtype = subview(w, buf.ssa, buf.type, at, sizes, kept)
+        w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
+        w.close("} else {")
+        w.depth += 1
+        scratch, stype = self.scratch_for(buf, j)
+        first = w.op(f"arith.subi {w.const(size)}, {start} : index")
+        rest = w.op(f"arith.subi {n}, {first} : index")
+        point_sizes = [s for s, k in zip(sizes, kept, strict=True) if k][1:]
+        zeros = [0] * len(point_sizes)
+        for src_at, count, dst_at in ((start, first, 0), (0, rest, first)):
+            at = list(offsets)
+            at[j] = src_at
+            piece = list(sizes)
+            piece[j] = count
+            src, src_t = subview(w, buf.ssa, buf.type, at, piece, kept)
+            dst, dst_t = subview(
+                w,
+                scratch,
+                stype,
+                [dst_at, *zeros],
+                [count, *point_sizes],
+                [True] * (1 + len(point_sizes)),
+            )
+            w.line(f"linalg.copy ins({src} : {src_t}) outs({dst} : {dst_t})")
+        view, vtype = subview(
+            w, scratch, stype, [0, *zeros], [n, *point_sizes], [True] * (1 + len(point_sizes))
+        )
+        w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
+        w.close()
+        return result
+
+    def scratch_for(self, buf: Buffer, j: int) -> tuple[str, MemRef]:
+        key = (id(buf.value), j)
+        if key not in self.scratch:
+            size = buf.modes[j][1]
+            shape = (size, *(p if isinstance(p, int) else DYNAMIC for p in buf.point))
+            stype = MemRef(shape, buf.type.element)
+            dyn = [p for p in buf.point if isinstance(p, str)]
+            name = self.prologue.op(f"memref.alloc({', '.join(dyn)}) : {stype}", "scratch")
+            self.scratch[key] = (name, stype)
+        return self.scratch[key]
+
+    # --- nodes ------------------------------------------------------------------
+
+    def run_node(self, node: Node, point: dict[str, str]) -> None:
+        """Emits `node` at every coordinate of its dims not fixed by `point`
+        (loops over parallel dims), guarded by its sequence being alive."""
+        w = self.w
+        v = node.value
+        point = dict(point)
+        opened = 0
+        for d in v.domain:
+            if d in point:
+                continue
+            extent = w.index(self.extent_of(d))
+            point[d] = w.fresh(d)
+            w.open(f"scf.for {point[d]} = {w.const(0)} to {extent} step {w.const(1)} {{")
+            opened += 1
+        loop = self.loop
+        if (
+            node.phase == "loop"
+            and loop
+            and loop.groups
+            and all(g in v.domain for g in loop.groups)
+        ):
+            alive = w.op(
+                f"memref.load {loop.alive}[{', '.join(point[g] for g in loop.groups)}] "
+                ": memref<?xi8>"
+            )
+            on = w.op(f"arith.cmpi ne, {alive}, {w.const(0, 'i8')} : i8")
+            w.open(f"scf.if {on} {{")
+            opened += 1
+        self.select_case(node, node.cases, point)
+        for _ in range(opened):
+            w.close()
+
+    def select_case(self, node: Node, cases: list[Case], point: dict[str, str]) -> None:
+        if not cases:
+            return
+        case, rest = cases[0], cases[1:]
+        if not case.constraints:
+            self.call(node, case, point)
+            return
+        w = self.w
+        holds = None
+        for expr, is_eq in case.constraints:
+            value = self.affine("apply", [expr], node.value, point)
+            test = w.op(f"arith.cmpi {'eq' if is_eq else 'sge'}, {value}, {w.const(0)} : index")
+            holds = test if holds is None else w.op(f"arith.andi {holds}, {test} : i1")
+        w.open(f"scf.if {holds} {{")
+        self.call(node, case, point)
+        if rest:
+            w.close("} else {")
+            w.depth += 1
+            self.select_case(node, rest, point)
+        w.close()
+
+    def call(self, node: Node, case: Case, point: dict[str, str]) -> None:
+        w = self.w
+        v = node.value
+        wrapper = self.wrappers[case.body]
+        args = [
+            self.read_view(read, point, v, wrapper.params[i]) for i, read in enumerate(case.reads)
+        ]
+        args += [point[d] for d in v.domain]
+        buf = self.buffer(v)
+        args.append(self.slot_view(buf, point, wrapper.params[-1]))
+        signature = f"({', '.join(wrapper.params)}) -> ({', '.join(wrapper.results)})"
+        results = w.fresh("r")
+        w.line(
+            f"{results}:{len(wrapper.results)} = func.call @{wrapper.name}({', '.join(args)}) "
+            f": {signature}"
+        )
+        if wrapper.dynamic_sizes:
+            slot = [self.index_of(buf, j, point[d]) for j, d in enumerate(v.domain)]
+            first = len(wrapper.results) - wrapper.dynamic_sizes
+            for k in range(wrapper.dynamic_sizes):
+                at = ", ".join([*slot, w.const(k)])
+                w.line(
+                    f"memref.store {results}#{first + k}, {buf.shapes}[{at}] : {buf.shapes_type}"
+                )
+
+    # --- phases -------------------------------------------------------------------
+
+    def loop_dim(self) -> Dim | None:
+        names = {
+            d
+            for n in self.m.nodes
+            if n.phase == "loop"
+            for d in n.value.domain
+            if self.m.roles[d] == "sequential"
+        }
+        if len(names) > 1:
+            raise PassError(
+                f"the loop nest has {len(names)} sequential dims ({', '.join(sorted(names))}); "
+                "the lowering compiles one sequential loop so far",
+                self.m.graph.op.location,
+            )
+        return self.m.graph.dims[names.pop()] if names else None
+
+    def run_loop(self, dim: Dim) -> None:
+        w = self.w
+        loop = self.loop
+        nodes = [n for n in self.m.nodes if n.phase == "loop"]
+        if dim.kind != "dynamic":
+            extent = w.index(self.extent_of(dim.name))
+            loop.index = w.fresh(dim.name)
+            w.open(f"scf.for {loop.index} = {w.const(0)} to {extent} step {w.const(1)} {{")
+            for n in nodes:
+                self.run_node(n, {dim.name: loop.index})
+            w.close()
+            return
+        self.track_sequences(dim)
+        growing = [b for b in self.buffers.values() if b.grow_dim is not None]
+        count = loop.count
+        types = ["index", *(str(b.type) for b in growing)]
+        inits = [w.const(0), *(b.ssa for b in growing)]
+        before = [w.fresh("t"), *(w.fresh("g") for _ in growing)]
+        results = w.fresh("loop")
+        bindings = ", ".join(f"{a} = {i}" for a, i in zip(before, inits, strict=True))
+        w.open(
+            f"{results}:{len(types)} = scf.while ({bindings}) "
+            f": ({', '.join(types)}) -> ({', '.join(types)}) {{"
+        )
+        left = w.op(f"memref.load {count}[] : memref<index>")
+        go = w.op(f"arith.cmpi sgt, {left}, {w.const(0)} : index")
+        w.line(f"scf.condition({go}) {', '.join(before)} : {', '.join(types)}")
+        w.close("} do {")
+        after = [w.fresh("t"), *(w.fresh("g") for _ in growing)]
+        w.line(f"^bb0({', '.join(f'{a}: {t}' for a, t in zip(after, types, strict=True))}):")
+        w.depth += 1
+        loop.index = after[0]
+        for b, ssa in zip(growing, after[1:], strict=True):
+            b.ssa = self.grow(b, ssa, loop.index)
+        for n in nodes:
+            self.run_node(n, {dim.name: loop.index})
+        self.end_sequences(dim)
+        step = w.op(f"arith.addi {loop.index}, {w.const(1)} : index", "t")
+        w.line(f"scf.yield {', '.join([step, *(b.ssa for b in growing)])} : {', '.join(types)}")
+        w.close()
+        for k, b in enumerate(growing):
+            b.ssa = f"{results}#{k + 1}"
+
+    def track_sequences(self, dim: Dim) -> None:
+        """Alive flags and lengths per sequence (per coordinate of the `until`
+        value's other dims) and the count of live ones."""
+        w = self.prologue
+        loop = self.loop
+        until = self.m.graph.value(dim.until)
+        groups = [d for d in until.domain if d != dim.name]
+        if len(groups) > 1:
+            raise PassError(
+                f"dim '{dim.name}' ends per ({', '.join(groups)}); the lowering supports "
+                "sequences along at most one dim",
+                until.op.location,
+            )
+        loop.groups = groups
+        n = self.extent_of(groups[0]) if groups else 1
+        n = w.index(n) if isinstance(n, int) else n
+        loop.alive = w.op(f"memref.alloc({n}) : memref<?xi8>", "alive")
+        w.line(f"linalg.fill ins({w.const(1, 'i8')} : i8) outs({loop.alive} : memref<?xi8>)")
+        loop.lengths_type = MemRef((DYNAMIC,), "i64")
+        loop.lengths = w.op(f"memref.alloc({n}) : memref<?xi64>", "lengths")
+        loop.count = w.op("memref.alloca() : memref<index>", "live")
+        w.line(f"memref.store {n}, {loop.count}[] : memref<index>")
+
+    def end_sequences(self, dim: Dim) -> None:
+        """After a step: a live sequence whose `until` holds, or that reached
+        the dim's max, ends with length step + 1."""
+        w = self.w
+        loop = self.loop
+        until = self.m.graph.value(dim.until)
+        ubuf = self.buffer(until)
+        n = self.extent_of(loop.groups[0]) if loop.groups else 1
+        g = w.fresh("seq")
+        w.open(f"scf.for {g} = {w.const(0)} to {w.index(n)} step {w.const(1)} {{")
+        alive = w.op(f"memref.load {loop.alive}[{g}] : memref<?xi8>")
+        on = w.op(f"arith.cmpi ne, {alive}, {w.const(0, 'i8')} : i8")
+        w.open(f"scf.if {on} {{")
+        point = {dim.name: loop.index}
+        if loop.groups:
+            point[loop.groups[0]] = g
+        at = [self.index_of(ubuf, j, point[d]) for j, d in enumerate(until.domain)]
+        at += [w.const(0)] * len(ubuf.point)
+        stop = w.op(f"memref.load {ubuf.ssa}[{', '.join(at)}] : {ubuf.type}")
+        length = w.op(f"arith.addi {loop.index}, {w.const(1)} : index")
+        if dim.size is not None:
+            last = w.op(f"arith.cmpi eq, {length}, {w.const(dim.size)} : index")
+            stop = w.op(f"arith.ori {stop}, {last} : i1")
+        w.open(f"scf.if {stop} {{")
+        w.line(f"memref.store {w.const(0, 'i8')}, {loop.alive}[{g}] : memref<?xi8>")
+        as_i64 = w.op(f"arith.index_cast {length} : index to i64")
+        w.line(f"memref.store {as_i64}, {loop.lengths}[{g}] : memref<?xi64>")
+        left = w.op(f"memref.load {loop.count}[] : memref<index>")
+        left = w.op(f"arith.subi {left}, {w.const(1)} : index")
+        w.line(f"memref.store {left}, {loop.count}[] : memref<index>")
+        w.close()
+        w.close()
+        w.close()
+
+    def grow(self, buf: Buffer, current: str, step: str) -> str:
+        """Doubles the capacity of growable `current` when step reaches it."""
+        w = self.w
+        j = buf.grow_dim
+        dim = self.m.graph.dims[buf.value.domain[j]]
+        cap = w.op(f"memref.dim {current}, {w.const(j)} : {buf.type}")
+        full = w.op(f"arith.cmpi eq, {step}, {cap} : index")
+        grown = w.fresh("grown")
+        w.open(f"{grown} = scf.if {full} -> ({buf.type}) {{")
+        bigger = w.op(f"arith.muli {cap}, {w.const(2)} : index")
+        if dim.size is not None:
+            bigger = w.op(f"arith.minsi {bigger}, {w.const(dim.size)} : index")
+        sizes, old_sizes, k = [], [], 0
+        dynamic_positions = [i for i, s in enumerate(buf.type.shape) if s is DYNAMIC]
+        for i in dynamic_positions:
+            sizes.append(bigger if i == j else buf.alloc_sizes[k])
+            k += 1
+        new = w.op(f"memref.alloc({', '.join(sizes)}) : {buf.type}", "store")
+        for i, s in enumerate(buf.type.shape):
+            old_sizes.append(
+                cap
+                if i == j
+                else (s if s is not DYNAMIC else buf.alloc_sizes[dynamic_positions.index(i)])
+            )
+        rank = len(buf.type.shape)
+        src, src_t = subview(w, current, buf.type, [0] * rank, old_sizes, [True] * rank)
+        dst, dst_t = subview(w, new, buf.type, [0] * rank, old_sizes, [True] * rank)
+        w.line(f"linalg.copy ins({src} : {src_t}) outs({dst} : {dst_t})")
+        w.line(f"memref.dealloc {current} : {buf.type}")
+        w.line(f"scf.yield {new} : {buf.type}")
+        w.close("} else {")
+        w.depth += 1
+        w.line(f"scf.yield {current} : {buf.type}")
+        w.close()
+        return grown
+
+    # --- the function -------------------------------------------------------------
+
+    def emit(self) -> tuple[str, EntryABI]:
+        graph = self.m.graph
+        params, args = [], {}
+        inputs = [v for v in graph.values if v.kind == "input"]
+        for d in graph.dims.values():
+            if d.kind == "launch" and d.symbol not in self.symbols:
+                self.symbols[d.symbol] = f"%sym_{d.symbol}"
+        for v in inputs:
+            args[id(v)] = f"%in_{v.name}"
+        self.allocate(args)
+        for v in inputs:
+            params.append(f"{args[id(v)]}: {self.buffer(v).type}")
+        params += [f"{ssa}: index" for ssa in self.symbols.values()]
+        dim = self.loop_dim()
+        self.loop = Loop(dim) if dim else None
+
+        for n in self.m.nodes:
+            if n.phase == "before":
+                self.run_node(n, {})
+        if dim:
+            self.run_loop(dim)
+        for n in self.m.nodes:
+            if n.phase == "after":
+                self.run_node(n, {})
+
+        outputs = []
+        returned = set()
+        for name, v in graph.outputs:
+            buf = self.buffer(v)
+            if v.kind == "input":
+                raise PassError(
+                    f"output '{name}' is the input '{v.name}'; return a node instead",
+                    v.op.location,
+                )
+            if buf.dynamic_point_dims:
+                raise PassError(
+                    f"output '{name}' has a symbolic point shape; the compiled path returns "
+                    "outputs of fixed point shape so far",
+                    v.op.location,
+                )
+            outputs.append((name, buf))
+            returned.add(id(v))
+        lengths = []
+        if self.loop and self.loop.lengths:
+            lengths.append((dim.name, dim.symbol, list(self.loop.groups)))
+        w = self.w
+        for buf in self.buffers.values():
+            if buf.kind != "input" and id(buf.value) not in returned:
+                w.line(f"memref.dealloc {buf.ssa} : {buf.type}")
+            if buf.shapes:
+                w.line(f"memref.dealloc {buf.shapes} : {buf.shapes_type}")
+        for name, stype in self.scratch.values():
+            w.line(f"memref.dealloc {name} : {stype}")
+        if self.loop and self.loop.alive:
+            w.line(f"memref.dealloc {self.loop.alive} : memref<?xi8>")
+        values = [b.ssa for _, b in outputs] + ([self.loop.lengths] if lengths else [])
+        types = [str(b.type) for _, b in outputs] + [str(self.loop.lengths_type)] * len(lengths)
+        w.line(f"return {', '.join(values)} : {', '.join(types)}")
+        name = f"pdg_{graph.name}"
+        header = (
+            f"func.func @{name}({', '.join(params)}) -> ({', '.join(types)}) "
+            "attributes {llvm.emit_c_interface} {"
+        )
+        text = "\n".join([header, self.prologue.text(), w.text(), "}"])
+        abi = EntryABI(
+            name,
+            [(v.name, self.buffer(v).type, list(v.domain)) for v in inputs],
+            list(self.symbols),
+            [(n, b.type, list(b.value.domain)) for n, b in outputs],
+            lengths,
+        )
+        return text, abi
+
+
+def driver_text(model: LoweringModel, wrappers: dict[str, Wrapper]) -> tuple[str, EntryABI]:
+    return Driver(model, wrappers).emit()
+
+
+def slot_shape(model: LoweringModel, v: Value) -> list:
+    """The shape of v's slots as the wrapper's destination: ints, or None
+    where only the symbol values tell."""
+    dims = model.graph.dims
+
+    def extent(d: str) -> int | str:  # the SSA name of a launch symbol is not needed here
+        return dims[d].size if dims[d].kind == "static" else "%unknown"
+
+    buf = plan_buffer(model.store(v), dims, model.roles, extent)
+    return [p if isinstance(p, int) else None for p in buf.point]

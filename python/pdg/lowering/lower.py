@@ -1,0 +1,71 @@
+"""pdg-lower-to-loops: a planned and scheduled pdg.graph becomes plain
+functions. Node bodies are outlined, wrapped to write into their stores
+and bufferized; the graph becomes the entry function that owns the stores
+and the loops (driver.py). After this pass the module holds only func,
+memref, scf, linalg, arith and math ops, ready for the LLVM lowering."""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.passmanager import PassManager
+
+from pdg import _ext
+
+from .bodies import bufferize_bodies, wrapper_text
+from .driver import EntryABI, driver_text, slot_shape
+from .model import read_model
+
+
+def _funcs(module: ir.Module) -> dict[str, ir.Operation]:
+    return {
+        ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+        for op in module.body.operations
+        if op.operation.name == "func.func"
+    }
+
+
+def lower_to_loops(module: ir.Module) -> list[EntryABI]:
+    ctx = module.context
+    graphs = [op.operation for op in module.body.operations if op.operation.name == "pdg.graph"]
+    if any(
+        "pdg.bodies" not in op.operation.attributes
+        for g in graphs
+        for op in g.regions[0].blocks[0].operations
+        if op.operation.name == "pdg.node"
+    ):
+        pm = PassManager("builtin.module", context=ctx)
+        _ext.add_pass_pipeline(pm, "pdg-outline-bodies")
+        pm.run(module.operation)
+    models = [read_model(g) for g in graphs]
+    funcs = _funcs(module)
+    wrappers: dict[str, str] = {}
+    for model in models:
+        for node in model.nodes:
+            for case in node.cases:
+                ftype = ir.FunctionType(
+                    ir.TypeAttr(funcs[case.body].attributes["function_type"]).value
+                )
+                wrappers[case.body] = wrapper_text(
+                    case.body,
+                    [str(t) for t in ftype.inputs],
+                    ir.RankedTensorType(ftype.results[0]),
+                    slot_shape(model, node.value),
+                )
+    with ctx, ir.Location.unknown():
+        bodies = ir.Module.create()
+    for op in funcs.values():
+        bodies.body.append(op.detach_from_parent())
+    bodies, signatures = bufferize_bodies(bodies, wrappers)
+    texts, abis = [], []
+    for model in models:
+        text, abi = driver_text(model, signatures)
+        texts.append(text)
+        abis.append(abi)
+    for g in graphs:
+        g.erase()
+    body_text = str(bodies).rstrip()
+    with ctx, ir.Location.unknown():
+        lowered = ir.Module.parse(body_text[:-1] + "\n".join(texts) + "\n}")
+    for op in list(lowered.body.operations):
+        module.body.append(op.detach_from_parent())
+    return abis

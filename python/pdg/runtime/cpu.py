@@ -1,0 +1,94 @@
+"""Calling a compiled program's entry on the CPU with ctypes: NumPy inputs
+become memref descriptors, the results come back as NumPy arrays (ragged
+per sequence where sequences ended at different steps), and every buffer
+the compiled code allocated for them is freed. Needs only NumPy and the
+standard library."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from collections.abc import Mapping
+
+import numpy as np
+
+from .memref import ELEMENTS, descriptor_type, to_array, to_descriptor
+
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
+_LIBC.free.argtypes = [ctypes.c_void_p]
+
+
+class Entry:
+    """The entry function of a loaded library, described by `abi` (the
+    manifest's JSON form of pdg.lowering.driver.EntryABI)."""
+
+    def __init__(self, library: ctypes.CDLL, abi: dict):
+        self.abi = abi
+        self.fn = getattr(library, f"_mlir_ciface_{abi['entry']}")
+        self.fn.restype = None
+        ranks = [len(o["shape"]) for o in abi["outputs"]] + [1] * len(abi["lengths"])
+        fields = [(f"r{i}", descriptor_type(r)) for i, r in enumerate(ranks)]
+        self.results_type = type("Results", (ctypes.Structure,), {"_fields_": fields})
+
+    def __call__(
+        self, inputs: Mapping[str, np.ndarray], symbols: Mapping[str, int]
+    ) -> tuple[dict, dict]:
+        """(outputs by name, dynamic bounds by symbol). Inputs must already
+        have the manifest's dtypes and shapes (the loader checks them)."""
+        keep = []
+        args: list = []
+        for spec in self.abi["inputs"]:
+            array = np.ascontiguousarray(inputs[spec["name"]], dtype=ELEMENTS[spec["element"]])
+            if spec["element"] == "i1":
+                array = array.view(np.int8)
+            keep.append(array)
+            args.append(ctypes.pointer(to_descriptor(array)))
+        args += [ctypes.c_int64(int(symbols[name])) for name in self.abi["symbols"]]
+        results = self.results_type()
+        self.fn(ctypes.pointer(results), *args)
+        specs = self.abi["outputs"] + [{"element": "i64", "shape": [None]}] * len(
+            self.abi["lengths"]
+        )
+        raw = []
+        for (field, _), spec in zip(self.results_type._fields_, specs, strict=True):
+            d = getattr(results, field)
+            raw.append(to_array(d, len(spec["shape"]), spec["element"]))
+            _LIBC.free(d.allocated)
+        n = len(self.abi["outputs"])
+        bounds: dict[str, np.ndarray | int] = {}
+        lengths: dict[str, tuple[list[str], np.ndarray]] = {}
+        for spec, array in zip(self.abi["lengths"], raw[n:], strict=True):
+            groups = spec["groups"]
+            lengths[spec["dim"]] = (groups, array)
+            bounds[spec["symbol"] or spec["dim"]] = array.copy() if groups else int(array[0])
+        outputs = {
+            spec["name"]: _trim(array, spec["domain"], lengths)
+            for spec, array in zip(self.abi["outputs"], raw[:n], strict=True)
+        }
+        return outputs, bounds
+
+
+def _trim(array: np.ndarray, domain: list[str], lengths: dict) -> np.ndarray | list:
+    """An output's store cut to the steps each sequence ran: one array when
+    the lengths agree, else a list with one array per sequence."""
+    for axis, d in enumerate(domain):
+        if d not in lengths:
+            continue
+        groups, per_group = lengths[d]
+        if not groups:
+            array = np.take(array, range(int(per_group[0])), axis=axis)
+            continue
+        if len(groups) != 1 or groups[0] not in domain:
+            array = np.take(array, range(int(per_group.max())), axis=axis)
+            continue
+        g = domain.index(groups[0])
+        if len(set(per_group.tolist())) <= 1:
+            n = int(per_group[0]) if len(per_group) else 0
+            array = np.take(array, range(n), axis=axis)
+            continue
+        parts = []
+        for k, n in enumerate(per_group.tolist()):
+            part = np.take(array, k, axis=g)
+            parts.append(np.take(part, range(n), axis=axis - (1 if g < axis else 0)))
+        return parts
+    return array

@@ -1,0 +1,136 @@
+"""Loading an artifact and running it on the CPU.
+
+    program = pdg.runtime.load("decode.pdgx")
+    result = program.run(inputs, symbols={"B": 4})
+    result.outputs["tokens"], result.bounds["T"]
+
+Everything the caller gives is checked against the manifest before the
+compiled code runs: the compiled entry trusts its arguments."""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .cpu import Entry
+from .manifest import LIBRARY, ArtifactError, read_manifest
+from .memref import ELEMENTS
+
+__all__ = ["ArtifactError", "CompiledProgram", "RunError", "RunResult", "load"]
+
+
+class RunError(Exception):
+    """The inputs or symbols given to `run` do not fit the program."""
+
+
+@dataclass
+class RunResult:
+    """`outputs`: name -> array (or one array per sequence when sequences
+    ran different numbers of steps); `bounds`: each dynamic bound symbol ->
+    its length, per sequence where sequences end on their own."""
+
+    outputs: dict
+    bounds: dict
+
+
+class CompiledProgram:
+    def __init__(self, path: Path, manifest: dict):
+        self.path = path
+        self.manifest = manifest
+        try:
+            library = ctypes.CDLL(str((path / LIBRARY).resolve()))
+            self._entry = Entry(library, manifest["abi"])
+        except (OSError, AttributeError, KeyError, TypeError) as e:
+            raise ArtifactError(
+                f"{path / LIBRARY} cannot be loaded ({e}); compile the program again"
+            ) from None
+
+    @property
+    def launch_symbols(self) -> dict[str, dict]:
+        return {s["name"]: s for s in self.manifest["symbols"] if s["kind"] == "launch"}
+
+    def run(self, inputs: Mapping[str, object], symbols: Mapping[str, int] | None = None):
+        values = self._check_symbols(dict(symbols or {}))
+        arrays = self._check_inputs(inputs, values)
+        outputs, bounds = self._entry(arrays, values)
+        return RunResult(outputs, bounds)
+
+    def _check_symbols(self, given: dict[str, int]) -> dict[str, int]:
+        launch = self.launch_symbols
+        dynamic = [s["name"] for s in self.manifest["symbols"] if s["kind"] == "dynamic"]
+        for name in given:
+            if name in dynamic:
+                raise RunError(
+                    f"symbol {name} is a dynamic bound, found while running; do not give it"
+                )
+            if name not in launch:
+                known = ", ".join(sorted(launch)) or "none"
+                raise RunError(f"unknown symbol {name}; this program's launch symbols: {known}")
+        values = {}
+        for name, spec in launch.items():
+            if name not in given:
+                raise RunError(
+                    f"missing a value for launch symbol {name} (the bound of dim "
+                    f"'{spec['dim']}'); pass symbols={{'{name}': ...}}"
+                )
+            value = given[name]
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise RunError(f"symbol {name} must be an integer, got {value!r}")
+            if value < 1 or (spec["max"] is not None and value > spec["max"]):
+                raise RunError(
+                    f"symbol {name} = {value} is outside 1..{spec['max']} (the bound of dim "
+                    f"'{spec['dim']}' declared `max {spec['max']}`)"
+                )
+            values[name] = int(value)
+        return values
+
+    def _extent(self, dim: str, symbols: dict[str, int]) -> int:
+        for s in self.manifest["symbols"]:
+            if s["dim"] == dim:
+                return symbols[s["name"]]
+        raise ArtifactError(f"the manifest does not describe dim '{dim}'")
+
+    def _check_inputs(self, inputs: Mapping[str, object], symbols: dict[str, int]) -> dict:
+        specs = {s["name"]: s for s in self.manifest["abi"]["inputs"]}
+        missing = sorted(set(specs) - set(inputs))
+        extra = sorted(set(inputs) - set(specs))
+        if missing or extra:
+            parts = []
+            if missing:
+                parts.append(f"missing input(s) {', '.join(missing)}")
+            if extra:
+                parts.append(f"unknown input(s) {', '.join(extra)}")
+            raise RunError(f"{'; '.join(parts)}; the program's inputs: {', '.join(specs)}")
+        arrays = {}
+        for name, spec in specs.items():
+            array = np.asarray(inputs[name])
+            want = np.dtype(ELEMENTS[spec["element"]])
+            if array.dtype != want:
+                raise RunError(
+                    f"input {name} has dtype {array.dtype}, the program takes {want}; "
+                    f"convert it with .astype(np.{want.name})"
+                )
+            rank = len(spec["domain"])
+            shape = [
+                self._extent(d, symbols) if size is None else size
+                for d, size in zip(spec["domain"], spec["shape"][:rank], strict=True)
+            ] + spec["shape"][rank:]
+            if list(array.shape) != shape:
+                raise RunError(
+                    f"input {name} has shape {list(array.shape)}, the program takes {shape} "
+                    f"(dims {spec['domain']} then the point shape)"
+                )
+            arrays[name] = array
+        return arrays
+
+
+def load(path: str | Path) -> CompiledProgram:
+    """Loads the artifact at `path` after checking its manifest and parts."""
+    from pdg import __version__
+
+    path = Path(path)
+    return CompiledProgram(path, read_manifest(path, __version__))

@@ -1,0 +1,88 @@
+"""The artifact's manifest: what `pdg compile` wrote and what the runtime
+checks before running anything. An artifact is a directory:
+
+    manifest.json   this description (format version, versions, target,
+                    symbols, entry signature, stores, udfs, parts + sha256)
+    program.so      the host library (entry `_mlir_ciface_<entry>`)
+    kernels/*.ptx   GPU kernels, one file per architecture, when built
+
+The manifest is written with sorted keys and no timestamps, so the same
+program compiles to a byte-identical manifest."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from pathlib import Path
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+LIBRARY = "program.so"
+
+
+class ArtifactError(Exception):
+    """The artifact cannot be used: missing, damaged, or built for another
+    version or target. The message says which and what to do."""
+
+
+def host_target() -> str:
+    return f"{platform.machine()}-{platform.system().lower()}"
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def dump(manifest: dict) -> str:
+    return json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+
+
+def read_manifest(artifact: Path, pdg_version: str) -> dict:
+    """The manifest of `artifact`, after checking its format, versions,
+    target and every part's sha256."""
+    path = artifact / MANIFEST
+    if not artifact.is_dir() or not path.is_file():
+        raise ArtifactError(
+            f"{artifact} is not a pdg artifact (no {MANIFEST}); create one with "
+            "`pdg compile PROGRAM -o OUT.pdgx`"
+        )
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ArtifactError(f"{path} is damaged ({e}); compile the program again") from None
+    if not isinstance(manifest, dict):
+        raise ArtifactError(f"{path} is damaged (not a JSON object); compile the program again")
+    found = manifest.get("format")
+    if found != FORMAT_VERSION:
+        raise ArtifactError(
+            f"{artifact} has manifest format {found!r}, this runtime reads format "
+            f"{FORMAT_VERSION}; compile the program again with this pdg"
+        )
+    if manifest.get("pdg_version") != pdg_version:
+        raise ArtifactError(
+            f"{artifact} was compiled by pdg {manifest.get('pdg_version')}, this is pdg "
+            f"{pdg_version}; compile the program again with this pdg"
+        )
+    if manifest.get("target") != host_target():
+        raise ArtifactError(
+            f"{artifact} was compiled for {manifest.get('target')}, this machine is "
+            f"{host_target()}; compile it on (or for) this machine"
+        )
+    parts = manifest.get("parts")
+    if not isinstance(parts, dict) or LIBRARY not in parts:
+        raise ArtifactError(f"{path} lists no {LIBRARY}; compile the program again")
+    for name, digest in sorted(parts.items()):
+        part = artifact / name
+        if not part.is_file():
+            raise ArtifactError(f"{artifact} is missing {name}; compile the program again")
+        if sha256(part) != digest:
+            raise ArtifactError(
+                f"{part} does not match its sha256 in the manifest (changed or damaged "
+                "after compilation); compile the program again"
+            )
+    return manifest

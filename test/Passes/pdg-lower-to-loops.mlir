@@ -1,0 +1,94 @@
+// pdg-lower-to-loops: the planned, scheduled graph becomes an entry function
+// that owns the stores and runs the loop; bodies write into store slots.
+// RUN: pdg-opt %s --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops | FileCheck %s
+
+// The bodies, bufferized: each writes its result into the slot it is given.
+// CHECK-LABEL: func.func private @g_w_0_into(
+// CHECK-SAME: %[[IN:.*]]: memref<?xf32, strided<[?], offset: ?>>, %{{.*}}: index, %{{.*}}: index, %[[OUT:.*]]: memref<1xf32, strided<[?], offset: ?>>)
+// CHECK-NOT: memref.alloc
+// CHECK: linalg.{{.*}}outs(%[[OUT]]
+// CHECK: return %[[OUT]]
+
+// x keeps a window of 3 (a circular buffer), w is an output over a dynamic
+// dim (growable), stop ends each sequence b on its own.
+// CHECK-LABEL: func.func @pdg_g(
+// CHECK-SAME: %[[X0:.*]]: memref<?xf32>, %[[B:.*]]: index) -> (memref<?x?x1xf32>, memref<?xi64>) attributes {llvm.emit_c_interface}
+// CHECK: %[[WIN:.*]] = memref.alloc(%[[B]]) : memref<?x3xf32>
+// CHECK: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: %[[W:.*]] = memref.alloc(%[[B]], %[[C16]]) : memref<?x?x1xf32>
+// CHECK: %[[ALIVE:.*]] = memref.alloc(%[[B]]) : memref<?xi8>
+// CHECK: %[[LENGTHS:.*]] = memref.alloc(%[[B]]) : memref<?xi64>
+// CHECK: %[[LIVE:.*]] = memref.alloca() : memref<index>
+// CHECK: %[[LOOP:.*]]:2 = scf.while (%[[T0:.*]] = %{{.*}}, %[[G0:.*]] = %[[W]])
+// CHECK:   memref.load %[[LIVE]][]
+// CHECK:   scf.condition
+// CHECK: } do {
+// CHECK: ^bb0(%[[T:.*]]: index, %[[G:.*]]: memref<?x?x1xf32>):
+//   The growable store doubles (up to the dim's max, 40) when full.
+// CHECK:   %[[CAP:.*]] = memref.dim %[[G]], %{{.*}} : memref<?x?x1xf32>
+// CHECK:   %[[FULL:.*]] = arith.cmpi eq, %[[T]], %[[CAP]] : index
+// CHECK:   %[[GROWN:.*]] = scf.if %[[FULL]] -> (memref<?x?x1xf32>) {
+// CHECK:     arith.muli %[[CAP]]
+// CHECK:     arith.minsi
+// CHECK:     memref.alloc(%[[B]], %{{.*}}) : memref<?x?x1xf32>
+// CHECK:     linalg.copy
+// CHECK:     memref.dealloc %[[G]]
+//   x, case t == 0 then case t >= 1, only for live sequences.
+// CHECK:   scf.for %[[SEQ:.*]] = %{{.*}} to %[[B]]
+// CHECK:     memref.load %[[ALIVE]][%[[SEQ]]] : memref<?xi8>
+// CHECK:     func.call @g_x_0_into(
+// CHECK:     } else {
+// CHECK:     func.call @g_x_1_into(
+//   w reads x[b, max(0, t - 2) : t + 1]: a view when the window does not wrap,
+//   else two copies into a scratch buffer.
+// CHECK:   affine.max
+// CHECK:   scf.if %{{.*}} -> (memref<?xf32, strided<[?], offset: ?>>) {
+// CHECK:     memref.subview %[[WIN]]
+// CHECK:   } else {
+// CHECK:     linalg.copy
+// CHECK:     linalg.copy
+// CHECK:   }
+// CHECK:   memref.subview %[[GROWN]][%[[SEQ2:.*]], %[[T]], %{{.*}}] [1, 1, 1]
+// CHECK:   func.call @g_w_0_into(
+// CHECK:   func.call @g_stop_0_into(
+//   After the step: a live sequence whose stop holds, or at step 40, ends.
+// CHECK:   arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK:   arith.ori
+// CHECK:   memref.store %{{.*}}, %[[LENGTHS]]
+// CHECK:   scf.yield %{{.*}}, %[[GROWN]] : index, memref<?x?x1xf32>
+// CHECK: memref.dealloc %[[WIN]]
+// CHECK: return %[[LOOP]]#1, %[[LENGTHS]] : memref<?x?x1xf32>, memref<?xi64>
+pdg.graph @g {
+  pdg.dim @b < launch B max 4
+  pdg.dim @t < dynamic T max 40 until %stop : !pdg.value<[b, t], tensor<i1>>
+  %x0 = pdg.input "x0" : !pdg.value<[b], tensor<f32>>
+  %x = pdg.node "x" [b, t] -> tensor<f32>
+    case (t == 0) (%a = %x0[b] : !pdg.value<[b], tensor<f32>>) {
+      pdg.yield %a : tensor<f32>
+    }
+    case (t >= 1) (%p = %x[b, t - 1] : !pdg.value<[b, t], tensor<f32>>) {
+      %c = arith.constant dense<1.5> : tensor<f32>
+      %s = arith.addf %p, %c : tensor<f32>
+      pdg.yield %s : tensor<f32>
+    }
+  %w = pdg.node "w" [b, t] (%r = %x[b, max(0, t - 2) : t + 1] : !pdg.value<[b, t], tensor<f32>>) -> tensor<1xf32> {
+    %e = tensor.empty() : tensor<1xf32>
+    %z = arith.constant 0.0 : f32
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<1xf32>) -> tensor<1xf32>
+    %c0 = arith.constant 0 : index
+    %n = tensor.dim %r, %c0 : tensor<?xf32>
+    %m = tensor.expand_shape %r [[0, 1]] output_shape [1, %n] : tensor<?xf32> into tensor<1x?xf32>
+    %red = linalg.reduce ins(%m : tensor<1x?xf32>) outs(%f : tensor<1xf32>) dimensions = [1]
+      (%in: f32, %acc: f32) {
+        %y = arith.addf %in, %acc : f32
+        linalg.yield %y : f32
+      }
+    pdg.yield %red : tensor<1xf32>
+  }
+  %stop = pdg.node "stop" [b, t] (%v = %x[b, t] : !pdg.value<[b, t], tensor<f32>>) -> tensor<i1> {
+    %lim = arith.constant dense<10.0> : tensor<f32>
+    %s = arith.cmpf oge, %v, %lim : tensor<f32>
+    pdg.yield %s : tensor<i1>
+  }
+  pdg.output "w" %w : !pdg.value<[b, t], tensor<1xf32>>
+}

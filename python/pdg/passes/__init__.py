@@ -6,6 +6,8 @@ Python (islpy analyses) register here; `pdg-opt` runs them between upstream
 pipeline segments.
 """
 
-from . import analysis_passes  # noqa: F401  (registers the isl passes)
-from . import lowering_passes  # noqa: F401  (registers pdg-lower-to-loops)
+from . import (
+    analysis_passes,  # noqa: F401  (registers the isl passes)
+    lowering_passes,  # noqa: F401  (registers pdg-lower-to-loops)
+)
 from .registry import PassError, PdgPass, get_pass, register, registered_passes  # noqa: F401

@@ -1,11 +1,15 @@
 """pdg: the project's command line, a click group.
 
-    pdg run --interpret prog.mlir --symbols B=2 --inputs in.npz [--udfs mod:attr] [--out out.npz]
+    pdg compile prog.mlir|prog.py -o prog.pdgx
+    pdg run prog.pdgx --symbols B=2 --inputs in.npz [--out out.npz]
+    pdg run --interpret prog.mlir --symbols B=2 --inputs in.npz [--udfs mod:attr]
 
-`run --interpret` runs a program with the reference interpreter and prints a
-summary of each output (shape or ragged shapes, dtype, CRC-32 checksum) and
-the dynamic bounds found. Later commands (compile, ...) join the group.
-Errors are one message on stderr and exit code 1, never a traceback.
+`compile` writes an artifact (library + manifest) and prints how long each
+phase took. `run` runs an artifact with the runtime, or with `--interpret` a
+.mlir program with the reference interpreter; both print a summary of each
+output (shape or ragged shapes, dtype, CRC-32 checksum) and the dynamic
+bounds found. Errors are one message on stderr and exit code 1, never a
+traceback.
 """
 
 from __future__ import annotations
@@ -90,21 +94,37 @@ def cli() -> None:
     """pdg: compile and run RL fine-tuning programs written in the pdg dialect."""
 
 
+@cli.command("compile")
+@click.argument("program", metavar="PROGRAM.mlir|PROGRAM.py")
+@click.option("-o", "--output", required=True, metavar="OUT.pdgx", help="The artifact directory.")
+def compile_command(program: str, output: str) -> None:
+    """Compile PROGRAM to an artifact (host library + manifest)."""
+    from pdg.cli.programs import load_program
+    from pdg.lowering.artifact import compile_module
+
+    module = load_program(program)
+    compiled = compile_module(module, Path(output))
+    for phase, seconds in compiled.seconds.items():
+        click.echo(f"  {phase:<26} {seconds:7.2f} s")
+    total = sum(compiled.seconds.values())
+    click.echo(f"compiled {program} -> {output} in {total:.2f} s")
+
+
 @cli.command("run")
-@click.argument("program", metavar="PROGRAM.mlir")
+@click.argument("program", metavar="PROGRAM.pdgx|PROGRAM.mlir")
 @click.option(
     "--interpret",
     "use_interpreter",
     is_flag=True,
-    help="Run with the reference interpreter (the only engine for now).",
+    help="Run a .mlir program with the reference interpreter instead.",
 )
 @click.option(
     "--symbols", multiple=True, metavar="NAME=VALUE", help="Launch bounds, e.g. B=2 (repeatable)."
 )
 @click.option("--inputs", metavar="FILE.npz", help="One array per pdg.input, by name.")
 @click.option("--udfs", metavar="MODULE:ATTR", help="A dict from udf names to callables.")
-@click.option("--max-steps", type=int, help="Cap on every dynamic dim's steps.")
-@click.option("--graph", help="The pdg.graph to run (default: the first).")
+@click.option("--max-steps", type=int, help="Cap on every dynamic dim's steps (interpreter).")
+@click.option("--graph", help="The pdg.graph to run (interpreter; default: the first).")
 @click.option("--out", metavar="FILE.npz", help="Save the outputs (ragged: name/0, name/1, ...).")
 def run_command(
     program: str,
@@ -118,19 +138,30 @@ def run_command(
 ) -> None:
     """Run PROGRAM on inputs and print a summary of its outputs."""
     from pdg.interpreter import interpret
+    from pdg.interpreter.result import Result
 
     if not use_interpreter:
-        raise UserError("only the reference interpreter can run programs for now: add --interpret")
-    if not Path(program).is_file():
-        raise UserError(f"cannot read program file '{program}'")
-    result = interpret(
-        program,
-        _load_inputs(inputs),
-        symbols=parse_symbols(symbols, "--symbols"),
-        udfs=_load_udfs(udfs),
-        max_steps=max_steps,
-        graph=graph,
-    )
+        if not Path(program).is_dir():
+            hint = " (add --interpret to run a .mlir program)" if program.endswith(".mlir") else ""
+            raise UserError(f"'{program}' is not an artifact directory{hint}")
+        if udfs or max_steps is not None or graph:
+            raise UserError("--udfs, --max-steps and --graph apply to --interpret runs only")
+        import pdg.runtime
+
+        compiled = pdg.runtime.load(program)
+        ran = compiled.run(_load_inputs(inputs), parse_symbols(symbols, "--symbols"))
+        result = Result(ran.outputs, ran.bounds)
+    else:
+        if not Path(program).is_file():
+            raise UserError(f"cannot read program file '{program}'")
+        result = interpret(
+            program,
+            _load_inputs(inputs),
+            symbols=parse_symbols(symbols, "--symbols"),
+            udfs=_load_udfs(udfs),
+            max_steps=max_steps,
+            graph=graph,
+        )
     click.echo(result.summary())
     if out:
         _save(out, result.outputs)
@@ -168,9 +199,21 @@ def viz_command(program: str, output: str, plan: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: every failure is one message on stderr and exit code 1."""
+    from pdg.frontend.errors import ProgramError
     from pdg.interpreter import InterpreterError
+    from pdg.lowering.artifact import CompileError
+    from pdg.lowering.native import ToolchainError
+    from pdg.runtime import ArtifactError, RunError
 
-    return common.run_command(cli, argv, "pdg", (InterpreterError,))
+    user_errors = (
+        InterpreterError,
+        ProgramError,
+        CompileError,
+        ToolchainError,
+        ArtifactError,
+        RunError,
+    )
+    return common.run_command(cli, argv, "pdg", user_errors)
 
 
 if __name__ == "__main__":

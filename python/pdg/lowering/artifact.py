@@ -16,6 +16,7 @@ from mlir import ir
 from pdg import __version__, _ext
 from pdg.analysis.graph import read_graph
 from pdg.analysis.memory import stores_of
+from pdg.ir.source import format_location
 from pdg.passes.pipeline import parse_pipeline, run_pipeline
 from pdg.passes.registry import PassError
 from pdg.runtime.manifest import (
@@ -69,14 +70,15 @@ def compile_module(module: ir.Module, out: Path) -> Compiled:
 
     errors = run_pipeline(module, parse_pipeline(OPTIMIZE))
     if errors:
-        raise CompileError("the program failed the whole-graph passes", errors)
+        raise CompileError("\n".join(d.render() for d in errors), errors)
     graph = read_graph(graphs[0].operation)
     description = _describe(graph)
     lap("optimize, plan, schedule")
     try:
         (abi,) = lower_to_loops(module)
     except PassError as e:
-        raise CompileError(str(e)) from None
+        where = f"{format_location(e.location)}: " if e.location is not None else ""
+        raise CompileError(f"{where}error: {e}") from None
     lap("lower to loops")
     to_llvm(module)
     lap("lower to LLVM")

@@ -47,7 +47,11 @@ def wrapper_text(body: str, inputs: list[str], result: ir.RankedTensorType, slot
     None for a size known at run time)."""
     element = str(result.element_type)
     slot_type = "tensor<" + "".join(f"{'?' if s is None else s}x" for s in slot) + element + ">"
-    params = [f"%a{i}: {t}" for i, t in enumerate(inputs)]
+    # Inputs are views of other values' stores: never written in place.
+    params = [
+        f"%a{i}: {t}" + (" {bufferization.writable = false}" if t.startswith("tensor") else "")
+        for i, t in enumerate(inputs)
+    ]
     args = ", ".join(f"%a{i}" for i in range(len(inputs)))
     lines = [
         f"func.func @{body}_into({', '.join(params)}, %out: {slot_type}) -> "

@@ -591,7 +591,9 @@ class Driver:
         if self.loop and self.loop.alive:
             w.line(f"memref.dealloc {self.loop.alive} : memref<?xi8>")
         values = [b.ssa for _, b in outputs] + ([self.loop.lengths] if lengths else [])
-        types = [str(b.type) for _, b in outputs] + [str(self.loop.lengths_type)] * len(lengths)
+        types = [str(b.type) for _, b in outputs]
+        if lengths:
+            types.append(str(self.loop.lengths_type))
         w.line(f"return {', '.join(values)} : {', '.join(types)}")
         name = f"pdg_{graph.name}"
         header = (

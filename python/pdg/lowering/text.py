@@ -95,6 +95,8 @@ def subview(
     """A unit-stride view of `source`; dims with kept=False must have size 1
     and are dropped. Offsets and sizes are ints or SSA names; an int size
     gives a static size in the view's type."""
+    if not sizes:  # a rank-0 memref is its own (only) view
+        return source, source_type
     strides = (
         source_type.strides if source_type.strides is not None else source_type.identity_strides()
     )

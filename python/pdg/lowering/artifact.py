@@ -28,6 +28,7 @@ from pdg.runtime.manifest import (
     sha256,
 )
 
+from .gpu import kernels_ptx
 from .lower import lower_to_loops
 from .native import build_library, to_llvm
 
@@ -50,9 +51,10 @@ class Compiled:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def compile_module(module: ir.Module, out: Path) -> Compiled:
+def compile_module(module: ir.Module, out: Path, gpu: bool = True) -> Compiled:
     """Compiles the single pdg.graph of `module` into the artifact `out`
-    (a directory, replaced if it exists)."""
+    (a directory, replaced if it exists); with `gpu`, also PTX kernels of
+    the node bodies for each architecture in pdg.lowering.gpu."""
     graphs = [op for op in module.body.operations if op.operation.name == "pdg.graph"]
     if len(graphs) != 1:
         raise CompileError(
@@ -80,6 +82,8 @@ def compile_module(module: ir.Module, out: Path) -> Compiled:
         where = f"{format_location(e.location)}: " if e.location is not None else ""
         raise CompileError(f"{where}error: {e}") from None
     lap("lower to loops")
+    ptx, kernel_count = kernels_ptx(str(module), module.context) if gpu else ({}, 0)
+    lap("GPU kernels (PTX)")
     to_llvm(module)
     lap("lower to LLVM")
     if out.exists():
@@ -87,6 +91,12 @@ def compile_module(module: ir.Module, out: Path) -> Compiled:
     out.mkdir(parents=True)
     build_library(module, out / LIBRARY)
     lap("native code")
+    parts = [LIBRARY]
+    if ptx:
+        (out / "kernels").mkdir()
+        for chip, text in sorted(ptx.items()):
+            (out / "kernels" / f"{chip}.ptx").write_text(text)
+            parts.append(f"kernels/{chip}.ptx")
     manifest = {
         "format": FORMAT_VERSION,
         "pdg_version": __version__,
@@ -94,7 +104,8 @@ def compile_module(module: ir.Module, out: Path) -> Compiled:
         "target": host_target(),
         "abi": abi.to_json(),
         **description,
-        "parts": {LIBRARY: sha256(out / LIBRARY)},
+        "kernels": {"count": kernel_count, "architectures": sorted(ptx)},
+        "parts": {name: sha256(out / name) for name in parts},
     }
     (out / MANIFEST).write_text(dump(manifest))
     return Compiled(out, manifest, seconds)

@@ -4,7 +4,8 @@ checks before running anything. An artifact is a directory:
     manifest.json   this description (format version, versions, target,
                     symbols, entry signature, stores, udfs, parts + sha256)
     program.so      the host library (entry `_mlir_ciface_<entry>`)
-    kernels/*.ptx   GPU kernels, one file per architecture, when built
+    kernels/sm_*.ptx  GPU kernels of the node bodies, one PTX file per
+                    architecture (the host path does not launch them yet)
 
 The manifest is written with sorted keys and no timestamps, so the same
 program compiles to a byte-identical manifest."""

@@ -123,4 +123,20 @@ def PdgDecomposeAggregates : Pass<"pdg-decompose-aggregates", "::mlir::ModuleOp"
                            "::mlir::tensor::TensorDialect"];
 }
 
+def PdgInterchangeReductions : Pass<"pdg-interchange-reductions", "::mlir::ModuleOp"> {
+  let summary = "Run reductions outside the output's contiguous dim (vectorizable inner loops)";
+  let description = [{
+    For each linalg.generic with reductions whose output's last dimension
+    is indexed by a parallel loop that is also the last index of every
+    input reading it (a matrix-vector product x[k] * W[k, n] -> y[n]),
+    reorders the iteration space as: other parallel loops, reductions,
+    that loop. convert-linalg-to-loops then emits y[n] += x[k] * W[k, n]
+    with n innermost: unit stride and no loop-carried scalar chain.
+  }];
+  let statistics = [
+    Statistic<"numInterchanged", "interchanged", "linalg.generic ops reordered">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 #endif // PDG_PASSES_TD

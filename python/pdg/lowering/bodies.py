@@ -20,7 +20,8 @@ from pdg import _ext
 # Bufferization of the wrapped bodies. Function arguments take any strided
 # layout, so the driver can pass views of its stores without copying.
 BUFFERIZE = (
-    "inline,symbol-dce,func.func(convert-elementwise-to-linalg),pdg-decompose-aggregates,cse,"
+    "inline,symbol-dce,func.func(convert-elementwise-to-linalg),pdg-decompose-aggregates,"
+    "pdg-interchange-reductions,cse,"
     "canonicalize,eliminate-empty-tensors,"
     "empty-tensor-to-alloc-tensor,"
     "one-shot-bufferize{bufferize-function-boundaries "

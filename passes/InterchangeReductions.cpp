@@ -1,0 +1,83 @@
+//===- InterchangeReductions.cpp - pdg-interchange-reductions -------------===//
+//
+// convert-linalg-to-loops nests loops in iteration-space order, and the
+// frontend lists reduction dims last. A matrix-vector product y[n] =
+// sum_k x[k] * W[k, n] then runs n outside and k inside: a scalar add chain
+// per output, walking W down its columns. Moving the reductions outside the
+// dim that is contiguous in the output (and in every input that reads it)
+// gives y[n] += x[k] * W[k, n] with n innermost: unit stride, independent
+// iterations, which LLVM vectorizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::pdg {
+#define GEN_PASS_DEF_PDGINTERCHANGEREDUCTIONS
+#include "Passes.h.inc"
+} // namespace mlir::pdg
+
+using namespace mlir;
+
+namespace {
+
+/// The loop to run innermost: the parallel dim indexing the output's last
+/// dimension, if every operand indexed by it has it last too. -1: none.
+int64_t innermostCandidate(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return -1;
+  AffineMap out = op.getIndexingMapMatchingResult(op->getResult(0));
+  if (out.getNumResults() == 0)
+    return -1;
+  auto last = dyn_cast<AffineDimExpr>(out.getResults().back());
+  if (!last || !linalg::isParallelIterator(op.getIteratorTypesArray()[last.getPosition()]))
+    return -1;
+  unsigned dim = last.getPosition();
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (expr.isFunctionOfDim(dim) && i + 1 != map.getNumResults())
+        return -1; // strided in this input: not worth it
+  }
+  return dim;
+}
+
+struct InterchangeReductions
+    : mlir::pdg::impl::PdgInterchangeReductionsBase<InterchangeReductions> {
+  void runOnOperation() override {
+    llvm::SmallVector<linalg::GenericOp> ops;
+    getOperation()->walk([&](linalg::GenericOp op) { ops.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : ops) {
+      auto iterators = op.getIteratorTypesArray();
+      if (llvm::none_of(iterators, linalg::isReductionIterator))
+        continue;
+      int64_t inner = innermostCandidate(op);
+      if (inner < 0)
+        continue;
+      // Other parallel dims, then the reductions, then `inner`.
+      llvm::SmallVector<unsigned> order;
+      for (auto [i, it] : llvm::enumerate(iterators))
+        if (linalg::isParallelIterator(it) && (int64_t)i != inner)
+          order.push_back(i);
+      for (auto [i, it] : llvm::enumerate(iterators))
+        if (linalg::isReductionIterator(it))
+          order.push_back(i);
+      order.push_back(inner);
+      if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+        continue;
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::interchangeGenericOp(rewriter, op, order))) {
+        op->emitError("cannot interchange the loops of this linalg.generic");
+        return signalPassFailure();
+      }
+      ++numInterchanged;
+    }
+  }
+};
+
+} // namespace

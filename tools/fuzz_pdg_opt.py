@@ -439,6 +439,8 @@ MODES: dict[str, Mode] = {
             ("--pdg-dedup", "--pdg-incrementalize", "--pdg-plan-storage", "--pdg-schedule"),
             False,
         ),
+        # The lowering: stores, loops, bufferized bodies.
+        Mode("lower", ("--pdg-plan-storage", "--pdg-schedule", "--pdg-lower-to-loops"), True),
     )
 }
 

@@ -56,8 +56,8 @@ std::string blankOut(llvm::StringRef source, bool strings) {
 }
 
 /// Guard 1. A generic op whose quoted name is a dialect's namespace without
-/// an op name (`"pdg"() : () -> ()`, also `"arith"`, `"builtin"`) aborts
-/// with "created with unregistered dialect" (mlir-opt 22.1.8 too).
+/// an op name (`"pdg"() : () -> ()`, also `"arith"`, `"arith."`, `"builtin"`)
+/// aborts with "created with unregistered dialect" (mlir-opt 22.1.8 too).
 bool checkDialectOnlyOpNames(const Cursor &c) {
   llvm::StringRef s = c.source;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -70,11 +70,12 @@ bool checkDialectOnlyOpNames(const Cursor &c) {
     size_t next = end + 1;
     while (next < s.size() && (s[next] == ' ' || s[next] == '\t'))
       ++next;
-    bool looksLikeGenericOp = next < s.size() && s[next] == '(' && !name.empty() &&
-                              !name.contains('.') &&
-                              llvm::all_of(name, isIdentChar);
-    if (looksLikeGenericOp && (c.ctx->getLoadedDialect(name) ||
-                               llvm::is_contained(c.ctx->getAvailableDialects(), name))) {
+    // "arith" and "arith." alike: a namespace with an empty op name.
+    auto [ns, opName] = name.split('.');
+    bool looksLikeGenericOp = next < s.size() && s[next] == '(' && !ns.empty() &&
+                              opName.empty() && llvm::all_of(name, isIdentChar);
+    if (looksLikeGenericOp && (c.ctx->getLoadedDialect(ns) ||
+                               llvm::is_contained(c.ctx->getAvailableDialects(), ns))) {
       emitError(c.at(i)) << "'" << name
                          << "' is a dialect, not an operation: a generic op name "
                             "is 'dialect.op', e.g. \"pdg.node\"";

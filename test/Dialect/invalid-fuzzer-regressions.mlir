@@ -20,6 +20,12 @@ pdg.graph @g {
 
 // -----
 
+// The same with a trailing dot (found by the fuzzer's lowering mode).
+// expected-error @+1 {{'arith.' is a dialect, not an operation}}
+"arith."() : () -> ()
+
+// -----
+
 func.func @f(%x: tensor<?xf32>, %init: tensor<f32>) -> tensor<f32> {
   // expected-error @+1 {{'dimensions' must list 64-bit integers, got 'x'}}
   %s = linalg.reduce ins(%x : tensor<?xf32>) outs(%init : tensor<f32>) dimensions = [x]

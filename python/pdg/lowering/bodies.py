@@ -55,7 +55,7 @@ def wrapper_text(body: str, inputs: list[str], result: ir.RankedTensorType, slot
     ]
     args = ", ".join(f"%a{i}" for i in range(len(inputs)))
     lines = [
-        f"func.func @{body}_into({', '.join(params)}, %out: {slot_type}) -> "
+        f"func.func @{body}_into({', '.join([*params, f'%out: {slot_type}'])}) -> "
         f"({slot_type}{', index' * _dynamic_count(result)}) {{",
         f"  %r = func.call @{body}({args}) : ({', '.join(inputs)}) -> {result}",
     ]

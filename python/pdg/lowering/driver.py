@@ -594,7 +594,7 @@ class Driver:
         types = [str(b.type) for _, b in outputs]
         if lengths:
             types.append(str(self.loop.lengths_type))
-        w.line(f"return {', '.join(values)} : {', '.join(types)}")
+        w.line(f"return {', '.join(values)} : {', '.join(types)}" if values else "return")
         name = f"pdg_{graph.name}"
         header = (
             f"func.func @{name}({', '.join(params)}) -> ({', '.join(types)}) "

@@ -13,6 +13,7 @@ from pdg import _ext
 
 from .bodies import bufferize_bodies, wrapper_text
 from .driver import EntryABI, driver_text, slot_shape
+from .guards import check_affine_constants, check_bodies
 from .model import read_model
 
 
@@ -36,7 +37,10 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
         pm = PassManager("builtin.module", context=ctx)
         _ext.add_pass_pipeline(pm, "pdg-outline-bodies")
         pm.run(module.operation)
+    check_bodies(module)
     models = [read_model(g) for g in graphs]
+    for model in models:
+        check_affine_constants(model.nodes)
     funcs = _funcs(module)
     wrappers: dict[str, str] = {}
     for model in models:

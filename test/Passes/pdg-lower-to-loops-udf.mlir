@@ -1,11 +1,22 @@
-// A udf (a Python callback) cannot be compiled yet: the error says where and
-// what to do instead.
-// RUN: not pdg-opt %s --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops 2>&1 | FileCheck %s
+// A udf (a host callback) becomes a call to an external @pdg_udf_<k> with the
+// C interface: the runtime fills table slot k (see pdg.lowering.udf_table).
+// When a callback fails, @pdg_abort is set and the dynamic loop stops.
+// RUN: pdg-opt %s --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops | FileCheck %s
 
-// CHECK: pdg-lower-to-loops-udf.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: pdg-lower-to-loops: udf 'reward' cannot be compiled yet: the compiled path runs pdg.node only; run this program with `pdg run --interpret`
+// CHECK-LABEL: func.func @pdg_callback(
+// CHECK: scf.while
+// CHECK:   %[[FLAG:.*]] = memref.get_global @pdg_abort : memref<i8>
+// CHECK:   memref.load %[[FLAG]][] : memref<i8>
+// CHECK:   scf.condition
+// CHECK: func.call @pdg_udf_0(%{{.*}}, %{{.*}}, %{{.*}}) : (memref<f32, strided<[], offset: ?>>, memref<i1, strided<[], offset: ?>>, index) -> ()
+// CHECK: func.func private @pdg_udf_0(memref<f32, strided<[], offset: ?>>, memref<i1, strided<[], offset: ?>>, index) attributes {llvm.emit_c_interface}
+// CHECK: memref.global @pdg_abort : memref<i8>
 pdg.graph @callback {
-  pdg.dim @t < 8
-  %a = pdg.input "a" : !pdg.value<[t], tensor<f32>>
-  %r = pdg.udf "reward" [t] (%a[t] : !pdg.value<[t], tensor<f32>>) -> tensor<f32>
-  pdg.output "r" %r : !pdg.value<[t], tensor<f32>>
+  pdg.dim @t < dynamic T max 16 until %stop : !pdg.value<[t], tensor<i1>>
+  %a = pdg.input "a" : !pdg.value<[], tensor<f32>>
+  %x = pdg.node "x" [t] (%v = %a[] : !pdg.value<[], tensor<f32>>) -> tensor<f32> {
+    pdg.yield %v : tensor<f32>
+  }
+  %stop = pdg.udf "done" [t] (%x[t] : !pdg.value<[t], tensor<f32>>) -> tensor<i1>
+  pdg.output "x" %x : !pdg.value<[t], tensor<f32>>
 }

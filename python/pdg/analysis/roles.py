@@ -1,6 +1,7 @@
 """Dimension roles: a dim is parallel when no read moves along it (every
 read between values over the dim keeps the consumer's coordinate), and
-sequential when some read looks at another coordinate (t - 1, a window).
+sequential when some read looks at another coordinate (t - 1, a window)
+or when it is dynamic (its bound is discovered as it runs).
 Sequential dims become loops; parallel dims can be vectorized."""
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ def dim_roles(graph: Graph, poly: Polyhedral | None = None) -> dict[str, str]:
     poly = poly or Polyhedral(graph)
     if poly.roles is not None:
         return poly.roles
-    roles = {name: "parallel" for name in graph.dims}
+    # A dynamic dim is found step by step (its bound is known only once its
+    # `until` holds): it is a loop whatever its reads do.
+    roles = {
+        name: "sequential" if dim.kind == "dynamic" else "parallel"
+        for name, dim in graph.dims.items()
+    }
     for read in graph.reads:
         for dim in graph.dims:
             deltas = poly.distances(read, dim)

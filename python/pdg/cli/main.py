@@ -145,12 +145,14 @@ def run_command(
         if not Path(program).is_dir():
             hint = " (add --interpret to run a .mlir program)" if program.endswith(".mlir") else ""
             raise UserError(f"'{program}' is not an artifact directory{hint}")
-        if udfs or max_steps is not None or graph:
-            raise UserError("--udfs, --max-steps and --graph apply to --interpret runs only")
+        if max_steps is not None or graph:
+            raise UserError("--max-steps and --graph apply to --interpret runs only")
         import pdg.runtime
 
         compiled = pdg.runtime.load(program)
-        ran = compiled.run(_load_inputs(inputs), parse_symbols(symbols, "--symbols"))
+        ran = compiled.run(
+            _load_inputs(inputs), parse_symbols(symbols, "--symbols"), _load_udfs(udfs)
+        )
         result = Result(ran.outputs, ran.bounds)
     else:
         if not Path(program).is_file():

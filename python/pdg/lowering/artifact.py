@@ -31,6 +31,7 @@ from pdg.runtime.manifest import (
 from .gpu import kernels_ptx
 from .lower import lower_to_loops
 from .native import build_library, to_llvm
+from .udf_table import udf_table_source
 
 # Whole-graph optimization and planning before the lowering.
 OPTIMIZE = "builtin.module(pdg-dedup,pdg-dce,canonicalize,pdg-plan-storage,pdg-schedule)"
@@ -89,7 +90,7 @@ def compile_module(module: ir.Module, out: Path, gpu: bool = True) -> Compiled:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    build_library(module, out / LIBRARY)
+    build_library(module, out / LIBRARY, udf_table_source(abi.udfs) if abi.udfs else "")
     lap("native code")
     parts = [LIBRARY]
     if ptx:
@@ -127,5 +128,7 @@ def _describe(graph) -> dict:
         }
         for s in stores_of(graph)
     ]
-    udfs = sorted(v.name for v in graph.values if v.kind == "udf")
+    udfs = sorted(
+        {ir.StringAttr(v.op.attributes["callee"]).value for v in graph.values if v.kind == "udf"}
+    )
     return {"graph": graph.name, "symbols": symbols, "stores": stores, "udfs": udfs}

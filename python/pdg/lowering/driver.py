@@ -13,7 +13,7 @@ through the loop and double when full. No Python runs between steps."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pdg.analysis.graph import Dim, Read, Value
 from pdg.passes.registry import PassError
@@ -48,6 +48,7 @@ class EntryABI:
     symbols: list[str]
     outputs: list[tuple[str, MemRef, list[str]]]  # (name, type, domain)
     lengths: list[tuple[str, str, list[str]]]  # (dim, bound symbol, group dims)
+    udfs: list[dict] = field(default_factory=list)  # in table order, see Driver.call_udf
 
     def to_json(self) -> dict:
         def memref(t: MemRef) -> dict:
@@ -59,6 +60,7 @@ class EntryABI:
             "symbols": list(self.symbols),
             "outputs": [{"name": n, "domain": d, **memref(t)} for n, t, d in self.outputs],
             "lengths": [{"dim": d, "symbol": s, "groups": g} for d, s, g in self.lengths],
+            "udfs": self.udfs,
         }
 
 
@@ -72,6 +74,8 @@ class Driver:
         self.buffers: dict[int, Buffer] = {}
         self.scratch: dict[tuple, tuple[str, MemRef]] = {}
         self.loop: Loop | None = None
+        self.udfs: list[dict] = []  # one table slot per udf call site
+        self.declarations: list[str] = []
 
     # --- sizes and symbols ----------------------------------------------------
 
@@ -355,6 +359,9 @@ class Driver:
         w.close()
 
     def call(self, node: Node, case: Case, point: dict[str, str]) -> None:
+        if case.udf is not None:
+            self.call_udf(node, case, point)
+            return
         w = self.w
         v = node.value
         wrapper = self.wrappers[case.body]
@@ -379,7 +386,51 @@ class Driver:
                     f"memref.store {results}#{first + k}, {buf.shapes}[{at}] : {buf.shapes_type}"
                 )
 
+    def call_udf(self, node: Node, case: Case, point: dict[str, str]) -> None:
+        """A call to `pdg_udf_<k>`: the runtime's host callback in table slot
+        k gets the inputs' and the result slot's descriptors and the point's
+        coordinates. The trampolines are C (pdg.lowering.udf_table)."""
+        w = self.w
+        v = node.value
+        buf = self.buffer(v)
+        if buf.dynamic_point_dims:
+            raise PassError(
+                f"udf '{case.udf}' returns a symbolic shape; compiled udfs return a fixed "
+                "point shape",
+                v.op.location,
+            )
+        k = len(self.udfs)
+        args, types, specs = [], [], []
+        for read in case.reads:
+            rank = sum(1 for e in read.affine if e[0] == "slice") + len(read.producer.shape)
+            to = MemRef((DYNAMIC,) * rank, read.producer.element).fully_dynamic()
+            args.append(self.read_view(read, point, v, str(to)))
+            types.append(str(to))
+            specs.append({"rank": rank, "element": read.producer.element})
+        out = MemRef((DYNAMIC,) * len(buf.point), buf.type.element).fully_dynamic()
+        args.append(self.slot_view(buf, point, str(out)))
+        types.append(str(out))
+        args += [point[d] for d in v.domain]
+        types += ["index"] * len(v.domain)
+        name = f"pdg_udf_{k}"
+        w.line(f"func.call @{name}({', '.join(args)}) : ({', '.join(types)}) -> ()")
+        self.declarations.append(
+            f"func.func private @{name}({', '.join(types)}) attributes {{llvm.emit_c_interface}}"
+        )
+        self.udfs.append(
+            {
+                "name": case.udf,
+                "value": v.name,
+                "domain": list(v.domain),
+                "args": specs,
+                "result": {"shape": list(v.shape), "element": v.element},
+            }
+        )
+
     # --- phases -------------------------------------------------------------------
+
+    def udfs_possible(self) -> bool:
+        return any(n.value.kind == "udf" for n in self.m.nodes)
 
     def loop_dim(self) -> Dim | None:
         names = {
@@ -423,6 +474,12 @@ class Driver:
         )
         left = w.op(f"memref.load {count}[] : memref<index>")
         go = w.op(f"arith.cmpi sgt, {left}, {w.const(0)} : index")
+        if self.udfs_possible():
+            # A host callback that failed stops the loop after this step.
+            flag = w.op("memref.get_global @pdg_abort : memref<i8>")
+            failed = w.op(f"memref.load {flag}[] : memref<i8>")
+            ok = w.op(f"arith.cmpi eq, {failed}, {w.const(0, 'i8')} : i8")
+            go = w.op(f"arith.andi {go}, {ok} : i1")
         w.line(f"scf.condition({go}) {', '.join(before)} : {', '.join(types)}")
         w.close("} do {")
         after = [w.fresh("t"), *(w.fresh("g") for _ in growing)]
@@ -600,13 +657,17 @@ class Driver:
             f"func.func @{name}({', '.join(params)}) -> ({', '.join(types)}) "
             "attributes {llvm.emit_c_interface} {"
         )
-        text = "\n".join([header, self.prologue.text(), w.text(), "}"])
+        text = "\n".join([header, self.prologue.text(), w.text(), "}", *self.declarations])
+        if self.udfs:
+            # Set by a udf trampoline when the host callback fails.
+            text += "\nmemref.global @pdg_abort : memref<i8>"
         abi = EntryABI(
             name,
             [(v.name, self.buffer(v).type, list(v.domain)) for v in inputs],
             list(self.symbols),
             [(n, b.type, list(b.value.domain)) for n, b in outputs],
             lengths,
+            self.udfs,
         )
         return text, abi
 

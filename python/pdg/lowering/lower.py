@@ -46,6 +46,8 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
     for model in models:
         for node in model.nodes:
             for case in node.cases:
+                if case.udf is not None:
+                    continue
                 ftype = ir.FunctionType(
                     ir.TypeAttr(funcs[case.body].attributes["function_type"]).value
                 )

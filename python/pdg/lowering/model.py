@@ -19,10 +19,11 @@ from pdg.passes.registry import PassError
 
 @dataclass
 class Case:
-    body: str  # the outlined func
+    body: str | None  # the outlined func (None for a udf)
     inputs: list[str]  # tensor types of the case inputs
     constraints: list[tuple[ir.AffineExpr, bool]]  # (expr, is equality): expr >= 0 / == 0
     reads: list[Read]  # in operand order; `.affine` has the entries as AffineExprs
+    udf: str | None = None  # the callee, for a udf
 
 
 @dataclass
@@ -69,18 +70,18 @@ def read_model(graph_op: ir.Operation) -> LoweringModel:
     for v in graph.values:
         if v.kind == "input":
             continue
-        if v.kind == "udf":
-            raise PassError(
-                f"udf '{v.name}' cannot be compiled yet: the compiled path runs pdg.node "
-                "only; run this program with `pdg run --interpret`",
-                v.op.location,
-            )
         slot = ir.DictAttr(v.op.attributes["pdg.schedule"])
         node = Node(
             v,
             ir.StringAttr(slot["phase"]).value,
             ir.IntegerAttr(slot["order"]).value,
         )
+        if v.kind == "udf":
+            # One case: a call through the runtime's table of host callbacks.
+            callee = ir.StringAttr(v.op.attributes["callee"]).value
+            node.cases = [Case(None, [], [], list(v.reads), callee)]
+            nodes.append(node)
+            continue
         if "pdg.bodies" not in v.op.attributes:
             raise PassError(
                 f"node '{v.name}' has no outlined bodies; run pdg-outline-bodies first",

@@ -6,6 +6,7 @@ The library needs only libc and libm at run time: copies become loops
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -13,7 +14,6 @@ import tempfile
 from pathlib import Path
 
 from mlir import ir
-from mlir.execution_engine import ExecutionEngine
 from mlir.passmanager import PassManager
 
 from pdg import _ext
@@ -34,7 +34,8 @@ def to_llvm(module: ir.Module) -> None:
 
 
 class ToolchainError(Exception):
-    """No C compiler to link the shared library with."""
+    """A tool of the native build (mlir-translate, opt, llc, cc) is missing
+    or failed."""
 
 
 def _linker() -> str:
@@ -47,16 +48,88 @@ def _linker() -> str:
     )
 
 
-def build_library(module: ir.Module, path: Path, opt_level: int = 3) -> None:
-    """Compiles an LLVM-dialect module to a shared library at `path`."""
-    engine = ExecutionEngine(module, opt_level=opt_level)
-    with tempfile.TemporaryDirectory() as tmp:
-        obj = Path(tmp) / "program.o"
-        engine.dump_to_object_file(str(obj))
-        result = subprocess.run(
-            [_linker(), "-shared", "-o", str(path), str(obj), "-lm"],
-            capture_output=True,
-            text=True,
-        )
+def _tool(package: str, name: str) -> str:
+    """A binary shipped in the `mlir` or `llvm` wheel (pinned with pdg)."""
+    spec = importlib.util.find_spec(package)
+    for root in spec.submodule_search_locations if spec else []:
+        path = Path(root) / "bin" / name
+        if path.is_file():
+            return str(path)
+    raise ToolchainError(
+        f"{name} is missing from the {package} wheel; run `bash tools/setup.sh` to "
+        "install the pinned MLIR/LLVM tools"
+    )
+
+
+def _run(args: list[str], what: str) -> None:
+    result = subprocess.run(args, capture_output=True, text=True)
     if result.returncode != 0:
-        raise ToolchainError(f"linking {path.name} failed:\n{result.stderr}")
+        raise ToolchainError(f"{what} failed:\n{result.stderr.strip()}")
+
+
+def _target() -> list[str]:
+    """opt/llc flags for this machine: its triple (without one, LLVM's cost
+    model sees no vector registers and nothing is vectorized) and a fixed
+    CPU level, so that the library is the same on every x86-64 build host
+    and runs on any x86-64 CPU with AVX2 and FMA (x86-64-v3)."""
+    triple = subprocess.run(
+        [_tool("llvm", "llvm-config"), "--host-target"], capture_output=True, text=True
+    ).stdout.strip()
+    cpu = ["-mcpu=x86-64-v3"] if triple.startswith("x86_64") else []
+    return [f"-mtriple={triple}", *cpu]
+
+
+def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
+    """Compiles an LLVM-dialect module, and `c_source` (the udf trampolines)
+    if given, into a shared library at `path`: mlir-translate to LLVM IR,
+    opt -O3 and llc for this machine's CPU, then the C compiler links.
+
+    The tools run as processes (not MLIR's JIT in this one): external
+    symbols (the udf trampolines) stay unresolved until the link, and a
+    failing tool cannot take the compiler down with it."""
+    target = _target()
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "program.mlir").write_text(str(module))
+        _run(
+            [
+                _tool("mlir", "mlir-translate"),
+                "--mlir-to-llvmir",
+                str(work / "program.mlir"),
+                "-o",
+                str(work / "program.ll"),
+            ],
+            "mlir-translate",
+        )
+        _run(
+            [
+                _tool("llvm", "opt"),
+                "-O3",
+                *target,
+                str(work / "program.ll"),
+                "-o",
+                str(work / "program.bc"),
+            ],
+            "opt",
+        )
+        _run(
+            [
+                _tool("llvm", "llc"),
+                "-O3",
+                *target,
+                "-relocation-model=pic",
+                "-filetype=obj",
+                str(work / "program.bc"),
+                "-o",
+                str(work / "program.o"),
+            ],
+            "llc",
+        )
+        sources = [str(work / "program.o")]
+        if c_source:
+            (work / "udf_table.c").write_text(c_source)
+            sources.append(str(work / "udf_table.c"))
+        _run(
+            [_linker(), "-shared", "-fPIC", "-O2", "-o", str(path), *sources, "-lm"],
+            f"linking {path.name}",
+        )

@@ -8,11 +8,17 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from .memref import ELEMENTS, descriptor_type, to_array, to_descriptor
+from .udfs import UdfFailure, UdfTable
+
+
+class UdfError(Exception):
+    """A udf failed during a run; the run ended early and freed its memory."""
+
 
 _LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
 _LIBC.free.argtypes = [ctypes.c_void_p]
@@ -24,6 +30,7 @@ class Entry:
 
     def __init__(self, library: ctypes.CDLL, abi: dict):
         self.abi = abi
+        self.library = library
         self.fn = getattr(library, f"_mlir_ciface_{abi['entry']}")
         self.fn.restype = None
         ranks = [len(o["shape"]) for o in abi["outputs"]] + [1] * len(abi["lengths"])
@@ -31,10 +38,15 @@ class Entry:
         self.results_type = type("Results", (ctypes.Structure,), {"_fields_": fields})
 
     def __call__(
-        self, inputs: Mapping[str, np.ndarray], symbols: Mapping[str, int]
+        self,
+        inputs: Mapping[str, np.ndarray],
+        symbols: Mapping[str, int],
+        udfs: Mapping[str, Callable] | None = None,
     ) -> tuple[dict, dict]:
         """(outputs by name, dynamic bounds by symbol). Inputs must already
-        have the manifest's dtypes and shapes (the loader checks them)."""
+        have the manifest's dtypes and shapes and `udfs` every callback the
+        program names (the loader checks them). A failing udf ends the run
+        early; its error is raised (UdfError) after every buffer is freed."""
         keep = []
         args: list = []
         for spec in self.abi["inputs"]:
@@ -45,7 +57,9 @@ class Entry:
             args.append(ctypes.pointer(to_descriptor(array)))
         args += [ctypes.c_int64(int(symbols[name])) for name in self.abi["symbols"]]
         results = self.results_type()
-        self.fn(ctypes.pointer(results), *args)
+        table = UdfTable(self.library, self.abi.get("udfs", []), udfs or {})
+        with table:
+            self.fn(ctypes.pointer(results), *args)
         specs = self.abi["outputs"] + [{"element": "i64", "shape": [None]}] * len(
             self.abi["lengths"]
         )
@@ -61,6 +75,17 @@ class Entry:
             groups = spec["groups"]
             lengths[spec["dim"]] = (groups, array)
             bounds[spec["symbol"] or spec["dim"]] = array.copy() if groups else int(array[0])
+        if table.failure is not None:
+            spec, error, point = table.failure
+            at = ", ".join(f"{d}={c}" for d, c in zip(spec["domain"], point, strict=True))
+            what = (
+                str(error)
+                if isinstance(error, UdfFailure)
+                else (f"udf '{spec['name']}' raised {type(error).__name__}: {error}")
+            )
+            raise UdfError(
+                f"{what} (computing '{spec['value']}' at {at or 'its only point'})"
+            ) from (error)
         outputs = {
             spec["name"]: _trim(array, spec["domain"], lengths)
             for spec, array in zip(self.abi["outputs"], raw[:n], strict=True)

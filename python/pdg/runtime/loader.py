@@ -10,13 +10,13 @@ compiled code runs: the compiled entry trusts its arguments."""
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from .cpu import Entry
+from .cpu import Entry, UdfError
 from .manifest import LIBRARY, ArtifactError, read_manifest
 from .memref import ELEMENTS
 
@@ -53,11 +53,37 @@ class CompiledProgram:
     def launch_symbols(self) -> dict[str, dict]:
         return {s["name"]: s for s in self.manifest["symbols"] if s["kind"] == "launch"}
 
-    def run(self, inputs: Mapping[str, object], symbols: Mapping[str, int] | None = None):
+    def run(
+        self,
+        inputs: Mapping[str, object],
+        symbols: Mapping[str, int] | None = None,
+        udfs: Mapping[str, Callable] | None = None,
+    ) -> RunResult:
         values = self._check_symbols(dict(symbols or {}))
         arrays = self._check_inputs(inputs, values)
-        outputs, bounds = self._entry(arrays, values)
+        functions = self._check_udfs(dict(udfs or {}))
+        try:
+            outputs, bounds = self._entry(arrays, values, functions)
+        except UdfError as e:
+            raise RunError(str(e)) from e.__cause__
         return RunResult(outputs, bounds)
+
+    def _check_udfs(self, given: dict) -> dict:
+        expected = sorted(self.manifest.get("udfs", []))
+        missing = [n for n in expected if n not in given]
+        unknown = sorted(n for n in given if n not in expected)
+        if missing or unknown:
+            listed = ", ".join(expected) or "none"
+            problem = (
+                f"missing udf(s) {', '.join(missing)}"
+                if missing
+                else f"unknown udf(s) {', '.join(unknown)}"
+            )
+            raise RunError(f"{problem}; this program's udfs: {listed} (pass udfs={{name: fn}})")
+        bad = sorted(n for n, f in given.items() if not callable(f))
+        if bad:
+            raise RunError(f"udf(s) {', '.join(bad)} must be callables")
+        return given
 
     def _check_symbols(self, given: dict[str, int]) -> dict[str, int]:
         launch = self.launch_symbols

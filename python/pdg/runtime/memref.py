@@ -49,8 +49,8 @@ def to_descriptor(array: np.ndarray):
     return d
 
 
-def to_array(d, rank: int, element: str) -> np.ndarray:
-    """A NumPy copy of the memref `d` describes."""
+def view_array(d, rank: int, element: str) -> np.ndarray:
+    """A NumPy view of the memory `d` describes (valid while it lives)."""
     dtype = np.dtype(ELEMENTS[element])
     sizes = [d.sizes[i] for i in range(rank)]
     steps = [d.strides[i] for i in range(rank)]
@@ -60,4 +60,9 @@ def to_array(d, rank: int, element: str) -> np.ndarray:
     base = d.aligned + d.offset * dtype.itemsize
     flat = np.frombuffer((ctypes.c_char * span).from_address(base), dtype=dtype)
     strides = [s * dtype.itemsize for s in steps]
-    return np.lib.stride_tricks.as_strided(flat, sizes, strides).copy()
+    return np.lib.stride_tricks.as_strided(flat, sizes, strides)
+
+
+def to_array(d, rank: int, element: str) -> np.ndarray:
+    """A NumPy copy of the memref `d` describes."""
+    return view_array(d, rank, element).copy()

@@ -1,5 +1,5 @@
 // A udf (a host callback) becomes a call to an external @pdg_udf_<k> with the
-// C interface: the runtime fills table slot k (see pdg.lowering.udf_table).
+// C interface: the runtime fills table slot k (see pdg.lowering.support).
 // When a callback fails, @pdg_abort is set and the dynamic loop stops.
 // RUN: pdg-opt %s --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops | FileCheck %s
 

@@ -8,6 +8,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from pdg.runtime.formula import evaluate, formula
+
 from .graph import Graph
 from .polyhedral import Polyhedral
 from .storage import Store, _point_factors, plan_storage
@@ -51,33 +53,6 @@ def _monomials(factors: list[str], element_bytes: int) -> dict:
         else:  # an affine extent such as `B * 2`: keep it as one factor
             syms.append(f"({f})")
     return {tuple(sorted(syms)): coeff}
-
-
-def formula(monomials: dict) -> str:
-    terms = []
-    for syms, coeff in sorted(monomials.items(), key=lambda kv: (len(kv[0]), kv[0])):
-        if coeff == 0:
-            continue
-        terms.append(" * ".join([str(coeff), *syms]) if syms else str(coeff))
-    return " + ".join(terms) or "0"
-
-
-def evaluate(monomials: dict, symbols: dict[str, int]) -> int | None:
-    total = 0
-    for syms, coeff in monomials.items():
-        value = coeff
-        for s in syms:
-            if s.startswith("("):
-                try:
-                    value *= int(eval(s, {"__builtins__": {}}, dict(symbols)))  # noqa: S307
-                except NameError:
-                    return None
-                continue
-            if s not in symbols:
-                return None
-            value *= symbols[s]
-        total += value
-    return total
 
 
 def report_lines(stores: list[Store]) -> list[Line]:

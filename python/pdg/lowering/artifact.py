@@ -15,10 +15,11 @@ from mlir import ir
 
 from pdg import __version__, _ext
 from pdg.analysis.graph import read_graph
-from pdg.analysis.memory import stores_of
+from pdg.analysis.memory import peak, report_lines, stores_of
 from pdg.ir.source import format_location
 from pdg.passes.pipeline import parse_pipeline, run_pipeline
 from pdg.passes.registry import PassError
+from pdg.runtime.formula import formula, to_json
 from pdg.runtime.manifest import (
     FORMAT_VERSION,
     LIBRARY,
@@ -31,7 +32,7 @@ from pdg.runtime.manifest import (
 from .gpu import kernels_ptx
 from .lower import lower_to_loops
 from .native import build_library, to_llvm
-from .udf_table import udf_table_source
+from .support import support_source
 
 # Whole-graph optimization and planning before the lowering.
 OPTIMIZE = "builtin.module(pdg-dedup,pdg-dce,canonicalize,pdg-plan-storage,pdg-schedule)"
@@ -90,7 +91,7 @@ def compile_module(module: ir.Module, out: Path, gpu: bool = True) -> Compiled:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    build_library(module, out / LIBRARY, udf_table_source(abi.udfs) if abi.udfs else "")
+    build_library(module, out / LIBRARY, support_source(abi.udfs, abi.grow_ranks))
     lap("native code")
     parts = [LIBRARY]
     if ptx:
@@ -118,6 +119,8 @@ def _describe(graph) -> dict:
     for dim in graph.dims.values():
         if dim.symbol:
             symbols.append({"name": dim.symbol, "dim": dim.name, "kind": dim.kind, "max": dim.size})
+    planned = stores_of(graph)
+    lines = report_lines(planned)
     stores = [
         {
             "value": s.value.name,
@@ -125,10 +128,19 @@ def _describe(graph) -> dict:
             "extents": s.extents,
             "point": s.point_factors,
             "element": s.value.element,
+            "bytes": to_json(line.monomials),
         }
-        for s in stores_of(graph)
+        for s, line in zip(planned, lines, strict=True)
     ]
+    total = peak(lines)
+    memory = {"peak": to_json(total), "formula": formula(total)}
     udfs = sorted(
         {ir.StringAttr(v.op.attributes["callee"]).value for v in graph.values if v.kind == "udf"}
     )
-    return {"graph": graph.name, "symbols": symbols, "stores": stores, "udfs": udfs}
+    return {
+        "graph": graph.name,
+        "symbols": symbols,
+        "stores": stores,
+        "memory": memory,
+        "udfs": udfs,
+    }

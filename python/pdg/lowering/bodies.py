@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
+from mlir.dialects import func
 from mlir.passmanager import PassManager
 
 from pdg import _ext
@@ -25,9 +26,11 @@ BUFFERIZE = (
     "canonicalize,eliminate-empty-tensors,"
     "empty-tensor-to-alloc-tensor,"
     "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=fully-dynamic-layout-map},"
-    "cse,canonicalize"
+    "function-boundary-type-conversion=fully-dynamic-layout-map}"
 )
+# After the destination result is dropped (_drop_destination_results):
+# free every temporary a body allocates, at its last use.
+DEALLOCATE = "buffer-deallocation-pipeline,cse,canonicalize"
 
 
 @dataclass
@@ -104,9 +107,9 @@ def bufferize_bodies(
     assert text.endswith("}")
     with ctx, ir.Location.unknown():
         module = ir.Module.parse(text[:-1] + "\n".join(wrappers.values()) + "\n}")
-    pm = PassManager("builtin.module", context=ctx)
-    _ext.add_pass_pipeline(pm, BUFFERIZE)
-    pm.run(module.operation)
+    _run(module, BUFFERIZE)
+    _drop_destination_results(module, [f"{body}_into" for body in wrappers])
+    _run(module, DEALLOCATE)
     out: dict[str, Wrapper] = {}
     by_name = {
         ir.StringAttr(op.attributes["sym_name"]).value: op
@@ -127,13 +130,47 @@ def bufferize_bodies(
     return module, out
 
 
+def _run(module: ir.Module, pipeline: str) -> None:
+    pm = PassManager("builtin.module", context=module.context)
+    _ext.add_pass_pipeline(pm, pipeline)
+    pm.run(module.operation)
+
+
+def _drop_destination_results(module: ir.Module, names: list[str]) -> None:
+    """Each wrapper returns its destination argument first: drop that
+    result (drop-equivalent-buffer-results skips public functions). A
+    wrapper returning another buffer keeps it, and _check_in_place
+    reports it."""
+    wanted = set(names)
+    with module.context, ir.Location.unknown():
+        for op in module.body.operations:
+            fn = op.operation
+            if (
+                fn.name != "func.func"
+                or ir.StringAttr(fn.attributes["sym_name"]).value not in wanted
+            ):
+                continue
+            block = fn.regions[0].blocks[0]
+            ret = list(block.operations)[-1]
+            dest = block.arguments[len(block.arguments) - 1]
+            if len(ret.operands) == 0 or ret.operands[0] != dest:
+                continue
+            rest = list(ret.operands)[1:]
+            with ir.InsertionPoint(ret):
+                func.ReturnOp(rest)
+            ret.erase()
+            ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+            fn.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get(list(ftype.inputs), list(ftype.results)[1:])
+            )
+
+
 def _check_in_place(fn: ir.Operation, body: str) -> None:
-    """The bufferized wrapper must return its destination argument: the
-    result was written in place into the store's slot."""
-    block = fn.regions[0].blocks[0]
-    ret = list(block.operations)[-1]
-    dest = block.arguments[len(block.arguments) - 1]
-    if ret.operands[0] != dest:
+    """The bufferized wrapper must return no buffer: its result was written
+    in place into the destination argument (drop-equivalent-buffer-results
+    removed the result that was that argument)."""
+    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    if any(isinstance(t, ir.MemRefType) for t in ftype.results):
         raise RuntimeError(
             f"internal error: the bufferized body {body} does not write its result in place"
         )

@@ -19,7 +19,7 @@ from pdg.analysis.graph import Dim, Read, Value
 from pdg.passes.registry import PassError
 
 from .bodies import Wrapper
-from .buffers import GROW_FROM, Buffer, plan_buffer
+from .buffers import ELEMENT_BYTES, GROW_FROM, Buffer, plan_buffer
 from .model import Case, LoweringModel, Node
 from .text import DYNAMIC, MemRef, Writer, cast, subview
 
@@ -49,6 +49,7 @@ class EntryABI:
     outputs: list[tuple[str, MemRef, list[str]]]  # (name, type, domain)
     lengths: list[tuple[str, str, list[str]]]  # (dim, bound symbol, group dims)
     udfs: list[dict] = field(default_factory=list)  # in table order, see Driver.call_udf
+    grow_ranks: list[int] = field(default_factory=list)  # rank of pdg_grow_store_<k>
 
     def to_json(self) -> dict:
         def memref(t: MemRef) -> dict:
@@ -61,6 +62,7 @@ class EntryABI:
             "outputs": [{"name": n, "domain": d, **memref(t)} for n, t, d in self.outputs],
             "lengths": [{"dim": d, "symbol": s, "groups": g} for d, s, g in self.lengths],
             "udfs": self.udfs,
+            "grow_ranks": self.grow_ranks,
         }
 
 
@@ -76,6 +78,8 @@ class Driver:
         self.loop: Loop | None = None
         self.udfs: list[dict] = []  # one table slot per udf call site
         self.declarations: list[str] = []
+        self.uses_step = False
+        self.grow_types: dict[str, tuple[int, int]] = {}  # type -> (k, rank)
 
     # --- sizes and symbols ----------------------------------------------------
 
@@ -373,10 +377,8 @@ class Driver:
         args.append(self.slot_view(buf, point, wrapper.params[-1]))
         signature = f"({', '.join(wrapper.params)}) -> ({', '.join(wrapper.results)})"
         results = w.fresh("r")
-        w.line(
-            f"{results}:{len(wrapper.results)} = func.call @{wrapper.name}({', '.join(args)}) "
-            f": {signature}"
-        )
+        bind = f"{results}:{len(wrapper.results)} = " if wrapper.results else ""
+        w.line(f"{bind}func.call @{wrapper.name}({', '.join(args)}) : {signature}")
         if wrapper.dynamic_sizes:
             slot = [self.index_of(buf, j, point[d]) for j, d in enumerate(v.domain)]
             first = len(wrapper.results) - wrapper.dynamic_sizes
@@ -389,7 +391,7 @@ class Driver:
     def call_udf(self, node: Node, case: Case, point: dict[str, str]) -> None:
         """A call to `pdg_udf_<k>`: the runtime's host callback in table slot
         k gets the inputs' and the result slot's descriptors and the point's
-        coordinates. The trampolines are C (pdg.lowering.udf_table)."""
+        coordinates. The trampolines are C (pdg.lowering.support)."""
         w = self.w
         v = node.value
         buf = self.buffer(v)
@@ -456,6 +458,7 @@ class Driver:
             extent = w.index(self.extent_of(dim.name))
             loop.index = w.fresh(dim.name)
             w.open(f"scf.for {loop.index} = {w.const(0)} to {extent} step {w.const(1)} {{")
+            self.report_step(loop.index)
             for n in nodes:
                 self.run_node(n, {dim.name: loop.index})
             w.close()
@@ -486,6 +489,7 @@ class Driver:
         w.line(f"^bb0({', '.join(f'{a}: {t}' for a, t in zip(after, types, strict=True))}):")
         w.depth += 1
         loop.index = after[0]
+        self.report_step(loop.index)
         for b, ssa in zip(growing, after[1:], strict=True):
             b.ssa = self.grow(b, ssa, loop.index)
         for n in nodes:
@@ -496,6 +500,14 @@ class Driver:
         w.close()
         for k, b in enumerate(growing):
             b.ssa = f"{results}#{k + 1}"
+
+    def report_step(self, step: str) -> None:
+        """Stores the step in @pdg_step, which a progress display polls."""
+        w = self.w
+        flag = w.op("memref.get_global @pdg_step : memref<i64>")
+        value = w.op(f"arith.index_cast {step} : index to i64")
+        w.line(f"memref.store {value}, {flag}[] : memref<i64>")
+        self.uses_step = True
 
     def track_sequences(self, dim: Dim) -> None:
         """Alive flags and lengths per sequence (per coordinate of the `until`
@@ -555,7 +567,11 @@ class Driver:
         w.close()
 
     def grow(self, buf: Buffer, current: str, step: str) -> str:
-        """Doubles the capacity of growable `current` when step reaches it."""
+        """Grows growable `current` by an eighth (at least GROW_FROM steps,
+        at most to the dim's max) when `step` reaches its capacity. The
+        support code's pdg_grow_store reallocates in place where it can and
+        moves the rows of the outer dims apart, so the old and new buffers
+        are never both live."""
         w = self.w
         j = buf.grow_dim
         dim = self.m.graph.dims[buf.value.domain[j]]
@@ -563,26 +579,20 @@ class Driver:
         full = w.op(f"arith.cmpi eq, {step}, {cap} : index")
         grown = w.fresh("grown")
         w.open(f"{grown} = scf.if {full} -> ({buf.type}) {{")
-        bigger = w.op(f"arith.muli {cap}, {w.const(2)} : index")
+        eighth = w.op(f"arith.divui {cap}, {w.const(8)} : index")
+        more = w.op(f"arith.maxui {eighth}, {w.const(GROW_FROM)} : index")
+        bigger = w.op(f"arith.addi {cap}, {more} : index")
         if dim.size is not None:
             bigger = w.op(f"arith.minsi {bigger}, {w.const(dim.size)} : index")
-        sizes, old_sizes, k = [], [], 0
-        dynamic_positions = [i for i, s in enumerate(buf.type.shape) if s is DYNAMIC]
-        for i in dynamic_positions:
-            sizes.append(bigger if i == j else buf.alloc_sizes[k])
-            k += 1
-        new = w.op(f"memref.alloc({', '.join(sizes)}) : {buf.type}", "store")
-        for i, s in enumerate(buf.type.shape):
-            old_sizes.append(
-                cap
-                if i == j
-                else (s if s is not DYNAMIC else buf.alloc_sizes[dynamic_positions.index(i)])
-            )
-        rank = len(buf.type.shape)
-        src, src_t = subview(w, current, buf.type, [0] * rank, old_sizes, [True] * rank)
-        dst, dst_t = subview(w, new, buf.type, [0] * rank, old_sizes, [True] * rank)
-        w.line(f"linalg.copy ins({src} : {src_t}) outs({dst} : {dst_t})")
-        w.line(f"memref.dealloc {current} : {buf.type}")
+        element = w.const(ELEMENT_BYTES[buf.type.element])
+        if str(buf.type) not in self.grow_types:
+            self.grow_types[str(buf.type)] = (len(self.grow_types), len(buf.type.shape))
+        k = self.grow_types[str(buf.type)][0]
+        new = w.op(
+            f"func.call @pdg_grow_store_{k}({current}, {w.const(j)}, {bigger}, {element}) "
+            f": ({buf.type}, index, index, index) -> {buf.type}",
+            "store",
+        )
         w.line(f"scf.yield {new} : {buf.type}")
         w.close("} else {")
         w.depth += 1
@@ -661,6 +671,15 @@ class Driver:
         if self.udfs:
             # Set by a udf trampoline when the host callback fails.
             text += "\nmemref.global @pdg_abort : memref<i8>"
+        for t, (k, _) in self.grow_types.items():
+            # Defined by the support code, one per memref type (pdg.lowering.support).
+            text += (
+                f"\nfunc.func private @pdg_grow_store_{k}({t}, index, index, index) -> {t} "
+                "attributes {llvm.emit_c_interface}"
+            )
+        if self.uses_step:
+            # Defined by the support code (pdg.lowering.support).
+            text += "\nmemref.global @pdg_step : memref<i64>"
         abi = EntryABI(
             name,
             [(v.name, self.buffer(v).type, list(v.domain)) for v in inputs],
@@ -668,6 +687,7 @@ class Driver:
             [(n, b.type, list(b.value.domain)) for n, b in outputs],
             lengths,
             self.udfs,
+            [rank for _, rank in self.grow_types.values()],
         )
         return text, abi
 

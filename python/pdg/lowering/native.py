@@ -2,7 +2,8 @@
 (`to_llvm`), then an object file and a shared library (`build_library`)
 whose entry `_mlir_ciface_pdg_<graph>` takes memref descriptors by pointer.
 The library needs only libc and libm at run time: copies become loops
-(pdg-copies-to-linalg) instead of calls into MLIR's runner library."""
+(pdg-copies-to-linalg) instead of calls into MLIR's runner library, and
+allocation goes through the counting functions of pdg.lowering.support."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from pdg import _ext
 TO_LLVM = (
     "pdg-copies-to-linalg,func.func(convert-linalg-to-loops),lower-affine,"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
-    "finalize-memref-to-llvm,convert-math-to-llvm,convert-arith-to-llvm,"
+    "finalize-memref-to-llvm{use-generic-functions},convert-math-to-llvm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
     "reconcile-unrealized-casts"
 )
@@ -80,8 +81,8 @@ def _target() -> list[str]:
 
 
 def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
-    """Compiles an LLVM-dialect module, and `c_source` (the udf trampolines)
-    if given, into a shared library at `path`: mlir-translate to LLVM IR,
+    """Compiles an LLVM-dialect module, and `c_source` (the support code of
+    pdg.lowering.support) if given, into a shared library at `path`: mlir-translate to LLVM IR,
     opt -O3 and llc for this machine's CPU, then the C compiler links.
 
     The tools run as processes (not MLIR's JIT in this one): external
@@ -127,8 +128,8 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
         )
         sources = [str(work / "program.o")]
         if c_source:
-            (work / "udf_table.c").write_text(c_source)
-            sources.append(str(work / "udf_table.c"))
+            (work / "support.c").write_text(c_source)
+            sources.append(str(work / "support.c"))
         _run(
             [_linker(), "-shared", "-fPIC", "-O2", "-o", str(path), *sources, "-lm"],
             f"linking {path.name}",

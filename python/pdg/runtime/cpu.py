@@ -7,7 +7,6 @@ standard library."""
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -20,10 +19,6 @@ class UdfError(Exception):
     """A udf failed during a run; the run ended early and freed its memory."""
 
 
-_LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
-_LIBC.free.argtypes = [ctypes.c_void_p]
-
-
 class Entry:
     """The entry function of a loaded library, described by `abi` (the
     manifest's JSON form of pdg.lowering.driver.EntryABI)."""
@@ -33,6 +28,14 @@ class Entry:
         self.library = library
         self.fn = getattr(library, f"_mlir_ciface_{abi['entry']}")
         self.fn.restype = None
+        # The support code's counting allocator (pdg.lowering.support).
+        self._free = library._mlir_memref_to_llvm_free
+        self._free.argtypes = [ctypes.c_void_p]
+        self._free.restype = None
+        self._peak = ctypes.c_int64.in_dll(library, "pdg_bytes_peak")
+        self._live = ctypes.c_int64.in_dll(library, "pdg_bytes_live")
+        self.step = ctypes.c_int64.in_dll(library, "pdg_step")
+        self.peak_bytes = 0
         ranks = [len(o["shape"]) for o in abi["outputs"]] + [1] * len(abi["lengths"])
         fields = [(f"r{i}", descriptor_type(r)) for i, r in enumerate(ranks)]
         self.results_type = type("Results", (ctypes.Structure,), {"_fields_": fields})
@@ -58,8 +61,10 @@ class Entry:
         args += [ctypes.c_int64(int(symbols[name])) for name in self.abi["symbols"]]
         results = self.results_type()
         table = UdfTable(self.library, self.abi.get("udfs", []), udfs or {})
+        self._peak.value = self._live.value = 0
         with table:
             self.fn(ctypes.pointer(results), *args)
+        self.peak_bytes = int(self._peak.value)
         specs = self.abi["outputs"] + [{"element": "i64", "shape": [None]}] * len(
             self.abi["lengths"]
         )
@@ -67,7 +72,7 @@ class Entry:
         for (field, _), spec in zip(self.results_type._fields_, specs, strict=True):
             d = getattr(results, field)
             raw.append(to_array(d, len(spec["shape"]), spec["element"]))
-            _LIBC.free(d.allocated)
+            self._free(d.allocated)
         n = len(self.abi["outputs"])
         bounds: dict[str, np.ndarray | int] = {}
         lengths: dict[str, tuple[list[str], np.ndarray]] = {}

@@ -10,6 +10,7 @@ compiled code runs: the compiled entry trusts its arguments."""
 from __future__ import annotations
 
 import ctypes
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .cpu import Entry, UdfError
+from .formula import evaluate, from_json
 from .manifest import LIBRARY, ArtifactError, read_manifest
 from .memref import ELEMENTS
 
@@ -31,10 +33,13 @@ class RunError(Exception):
 class RunResult:
     """`outputs`: name -> array (or one array per sequence when sequences
     ran different numbers of steps); `bounds`: each dynamic bound symbol ->
-    its length, per sequence where sequences end on their own."""
+    its length, per sequence where sequences end on their own;
+    `peak_bytes`: the inputs' bytes plus the most the compiled code had
+    allocated at once."""
 
     outputs: dict
     bounds: dict
+    peak_bytes: int = 0
 
 
 class CompiledProgram:
@@ -58,15 +63,53 @@ class CompiledProgram:
         inputs: Mapping[str, object],
         symbols: Mapping[str, int] | None = None,
         udfs: Mapping[str, Callable] | None = None,
+        memory_limit: int | None = None,
     ) -> RunResult:
+        """Runs the program. `memory_limit` (bytes; default: the
+        PDG_MEMORY_LIMIT environment variable) refuses, before anything is
+        allocated, a run whose planned peak exceeds it."""
         values = self._check_symbols(dict(symbols or {}))
         arrays = self._check_inputs(inputs, values)
         functions = self._check_udfs(dict(udfs or {}))
+        self._check_memory(values, memory_limit)
         try:
             outputs, bounds = self._entry(arrays, values, functions)
         except UdfError as e:
             raise RunError(str(e)) from e.__cause__
-        return RunResult(outputs, bounds)
+        inputs_bytes = sum(a.nbytes for a in arrays.values())
+        return RunResult(outputs, bounds, inputs_bytes + self._entry.peak_bytes)
+
+    def planned_peak(self, symbols: Mapping[str, int]) -> tuple[int, str, dict[str, int]]:
+        """(bytes, formula, symbol values) of the compiler's memory plan for
+        these launch symbols, with each dynamic bound at its max."""
+        values = dict(symbols)
+        for s in self.manifest["symbols"]:
+            if s["kind"] == "dynamic" and s["max"] is not None:
+                values.setdefault(s["name"], s["max"])
+        memory = self.manifest["memory"]
+        total = evaluate(from_json(memory["peak"]), values)
+        if total is None:
+            raise ArtifactError("the manifest's memory plan names symbols it does not describe")
+        return total, memory["formula"], values
+
+    def _check_memory(self, symbols: dict[str, int], limit: int | None) -> None:
+        source = "memory_limit"
+        if limit is None and os.environ.get("PDG_MEMORY_LIMIT"):
+            source = "PDG_MEMORY_LIMIT"
+            try:
+                limit = parse_bytes(os.environ["PDG_MEMORY_LIMIT"])
+            except ValueError as e:
+                raise RunError(f"PDG_MEMORY_LIMIT: {e}") from None
+        if limit is None:
+            return
+        total, text, values = self.planned_peak(symbols)
+        if total > limit:
+            at = ", ".join(f"{k}={v}" for k, v in sorted(values.items()))
+            raise RunError(
+                f"the planned peak memory {total} bytes ({total / 2**20:.1f} MiB) exceeds "
+                f"{source} = {limit} bytes: peak = {text} at {at} (dynamic bounds at their "
+                "max); raise the limit or run with smaller symbol values"
+            )
 
     def _check_udfs(self, given: dict) -> dict:
         expected = sorted(self.manifest.get("udfs", []))
@@ -152,6 +195,20 @@ class CompiledProgram:
                 )
             arrays[name] = array
         return arrays
+
+
+def parse_bytes(text: str) -> int:
+    """`1000`, `64K`, `512M`, `2G` (powers of 1024) -> bytes."""
+    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    number, unit = (t[:-1], t[-1]) if t and t[-1] in units else (t, "")
+    try:
+        value = float(number) * units[unit]
+    except ValueError:
+        raise ValueError(f"'{text}' is not a byte count (e.g. 512M, 2G)") from None
+    if value < 0:
+        raise ValueError(f"'{text}' is negative")
+    return int(value)
 
 
 def load(path: str | Path) -> CompiledProgram:

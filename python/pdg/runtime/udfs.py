@@ -4,7 +4,7 @@ descriptors as NumPy arrays, calls the user's function, checks and
 converts its result like the interpreter does, and writes it into the
 result slot. A callback that fails records why and returns 1; the library
 then skips the remaining calls and ends its loop (see
-pdg.lowering.udf_table), and the runtime raises the recorded error."""
+pdg.lowering.support), and the runtime raises the recorded error."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -127,6 +128,11 @@ def compile_command(program: str, output: str, gpu: bool) -> None:
 @click.option("--max-steps", type=int, help="Cap on every dynamic dim's steps (interpreter).")
 @click.option("--graph", help="The pdg.graph to run (interpreter; default: the first).")
 @click.option("--out", metavar="FILE.npz", help="Save the outputs (ragged: name/0, name/1, ...).")
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show the step a compiled run is at (default: when stderr is a terminal).",
+)
 def run_command(
     program: str,
     use_interpreter: bool,
@@ -136,6 +142,7 @@ def run_command(
     max_steps: int | None,
     graph: str | None,
     out: str | None,
+    progress: bool | None,
 ) -> None:
     """Run PROGRAM on inputs and print a summary of its outputs."""
     from pdg.interpreter import interpret
@@ -150,10 +157,17 @@ def run_command(
         import pdg.runtime
 
         compiled = pdg.runtime.load(program)
+        show = progress if progress is not None else sys.stderr.isatty()
         ran = compiled.run(
-            _load_inputs(inputs), parse_symbols(symbols, "--symbols"), _load_udfs(udfs)
+            _load_inputs(inputs),
+            parse_symbols(symbols, "--symbols"),
+            _load_udfs(udfs),
+            progress=_progress_line(compiled) if show else None,
         )
+        if show:
+            click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
         result = Result(ran.outputs, ran.bounds)
+        peak = f"peak memory {ran.peak_bytes} bytes ({ran.peak_bytes / 2**20:.3f} MiB)"
     else:
         if not Path(program).is_file():
             raise UserError(f"cannot read program file '{program}'")
@@ -166,8 +180,24 @@ def run_command(
             graph=graph,
         )
     click.echo(result.summary())
+    if not use_interpreter:
+        click.echo(peak)
     if out:
         _save(out, result.outputs)
+
+
+def _progress_line(compiled) -> Callable[[int], None]:
+    """A one-line display of the loop's step, rewritten in place."""
+    dynamic = [s for s in compiled.manifest["symbols"] if s["kind"] == "dynamic"]
+    limit = f" of at most {dynamic[0]['max']}" if dynamic and dynamic[0]["max"] else ""
+    start = time.monotonic()
+
+    def show(step: int) -> None:
+        seconds = time.monotonic() - start
+        rate = f", {step / seconds:.0f} steps/s" if seconds > 0 else ""
+        click.echo(f"\rstep {step}{limit}{rate}   ", nl=False, err=True)
+
+    return show
 
 
 @cli.command("viz")

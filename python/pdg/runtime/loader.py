@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,20 +65,46 @@ class CompiledProgram:
         symbols: Mapping[str, int] | None = None,
         udfs: Mapping[str, Callable] | None = None,
         memory_limit: int | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> RunResult:
         """Runs the program. `memory_limit` (bytes; default: the
         PDG_MEMORY_LIMIT environment variable) refuses, before anything is
-        allocated, a run whose planned peak exceeds it."""
+        allocated, a run whose planned peak exceeds it. `progress(step)` is
+        called about five times a second with the loop's current step."""
         values = self._check_symbols(dict(symbols or {}))
         arrays = self._check_inputs(inputs, values)
         functions = self._check_udfs(dict(udfs or {}))
         self._check_memory(values, memory_limit)
         try:
-            outputs, bounds = self._entry(arrays, values, functions)
+            if progress is None:
+                outputs, bounds = self._entry(arrays, values, functions)
+            else:
+                outputs, bounds = self._watched(arrays, values, functions, progress)
         except UdfError as e:
             raise RunError(str(e)) from e.__cause__
         inputs_bytes = sum(a.nbytes for a in arrays.values())
         return RunResult(outputs, bounds, inputs_bytes + self._entry.peak_bytes)
+
+    def _watched(self, arrays, values, functions, progress):
+        """The entry runs in a thread (ctypes releases the GIL during the
+        call); this one polls the step it is at."""
+        outcome: dict = {}
+
+        def work() -> None:
+            try:
+                outcome["value"] = self._entry(arrays, values, functions)
+            except BaseException as e:  # re-raised in the caller's thread
+                outcome["error"] = e
+
+        worker = threading.Thread(target=work, name="pdg-run")
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.2)
+            if worker.is_alive():
+                progress(int(self._entry.step.value))
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
 
     def planned_peak(self, symbols: Mapping[str, int]) -> tuple[int, str, dict[str, int]]:
         """(bytes, formula, symbol values) of the compiler's memory plan for

@@ -128,3 +128,19 @@ def test_04_a_raising_udf_stops_the_run_and_is_reported(limited):
     # The program still runs afterwards (the table and flag are reset).
     ok = limited.run({"x0": np.zeros(1, np.float32)}, {"B": 1}, {"at_limit": lambda v: True})
     assert ok.bounds["T"].tolist() == [1]
+
+
+def test_05_progress_reports_the_step_while_the_run_goes_on(limited):
+    import time
+
+    seen = []
+
+    def slow_limit(v):
+        time.sleep(0.03)
+        return v >= 30.0
+
+    got = limited.run(
+        {"x0": np.zeros(1, np.float32)}, {"B": 1}, {"at_limit": slow_limit}, progress=seen.append
+    )
+    assert got.bounds["T"].tolist() == [21]
+    assert seen and seen == sorted(seen) and 0 <= seen[0] and seen[-1] <= 20

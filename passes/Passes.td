@@ -139,4 +139,19 @@ def PdgInterchangeReductions : Pass<"pdg-interchange-reductions", "::mlir::Modul
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def PdgReassociateReductions : Pass<"pdg-reassociate-reductions", "::mlir::ModuleOp"> {
+  let summary = "Allow floating-point reductions to be reordered (vectorized dot products)";
+  let description = [{
+    Marks the floating-point arithmetic in the bodies of linalg.generic ops
+    with reduction iterators `fastmath<reassoc,contract>`, so that LLVM
+    can vectorize a reduction that stays innermost (attention scores, a
+    dot product over the head dim) with several partial sums and fused
+    multiply-adds. Sums change within rounding.
+  }];
+  let statistics = [
+    Statistic<"numMarked", "marked", "Arithmetic ops marked reassoc,contract">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // PDG_PASSES_TD

@@ -14,7 +14,8 @@ from mlir import ir
 from pdg import _ext
 from pdg.ir.source import format_location
 
-_ELEMENT_BYTES = {
+# Bytes per element in memory (booleans take a byte: pdg-widen-i1-memrefs).
+ELEMENT_BYTES = {
     "f64": 8,
     "f32": 4,
     "f16": 2,
@@ -73,7 +74,7 @@ class Value:
     @property
     def point_bytes(self) -> int | None:
         """Bytes of one point, or None if the shape is symbolic."""
-        n = _ELEMENT_BYTES.get(self.element, 4)
+        n = ELEMENT_BYTES.get(self.element, 4)
         for d in self.shape:
             if d is None:
                 return None

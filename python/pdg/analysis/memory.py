@@ -60,9 +60,9 @@ def report_lines(stores: list[Store]) -> list[Line]:
     for s in stores:
         elem = s.value.point_bytes
         if elem is None:  # symbolic point: bytes per element times factors
-            from .graph import _ELEMENT_BYTES
+            from .graph import ELEMENT_BYTES
 
-            elem = _ELEMENT_BYTES.get(s.value.element, 4)
+            elem = ELEMENT_BYTES.get(s.value.element, 4)
             factors = s.factors()
         else:
             factors = s.extents

@@ -27,6 +27,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from pdg.runtime.udfs import UdfFailure, convert_dtype
+
 from .body import Executor
 from .errors import InterpreterError, format_point
 from .program import Access, Case, DimInfo, Program, ValueInfo
@@ -315,21 +317,10 @@ class Engine:
                 f"udf '{v.callee}' raised {type(e).__name__}: {e}",
                 hint="the UDF's exception is chained as this error's __cause__",
             ) from e
-        arr = np.array(result)  # a copy: the caller may keep and change its own
-        want = v.point.elem.dtype
-        if arr.dtype != want:
-            if not np.can_cast(arr.dtype, want, casting="same_kind"):
-                raise InterpreterError(
-                    f"udf '{v.callee}' returned dtype {arr.dtype}, which does not convert "
-                    f"safely to {v.point.elem}"
-                )
-            converted = arr.astype(want)
-            if np.issubdtype(want, np.integer) and not np.array_equal(converted, arr):
-                raise InterpreterError(
-                    f"udf '{v.callee}' returned values that do not fit in {v.point.elem}"
-                )
-            arr = converted
-        return arr
+        try:
+            return convert_dtype(v.callee or "", result, np.dtype(v.point.elem.dtype))
+        except UdfFailure as e:
+            raise InterpreterError(str(e)) from None
 
     def _check_point_value(self, v: ValueInfo, value) -> np.ndarray:
         arr = np.asarray(value)

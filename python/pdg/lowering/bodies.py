@@ -22,7 +22,7 @@ from pdg import _ext
 # layout, so the driver can pass views of its stores without copying.
 BUFFERIZE = (
     "inline,symbol-dce,func.func(convert-elementwise-to-linalg),pdg-decompose-aggregates,"
-    "pdg-interchange-reductions,cse,"
+    "pdg-interchange-reductions,pdg-reassociate-reductions,cse,"
     "canonicalize,eliminate-empty-tensors,"
     "empty-tensor-to-alloc-tensor,"
     "one-shot-bufferize{bufferize-function-boundaries "

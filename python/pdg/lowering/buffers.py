@@ -22,19 +22,6 @@ from pdg.passes.registry import PassError
 from .text import DYNAMIC, MemRef
 
 GROW_FROM = 16  # first capacity of a growable store (or the dim's max if smaller)
-# Bytes per element in memory (booleans take a byte: pdg-widen-i1-memrefs).
-ELEMENT_BYTES = {
-    "f64": 8,
-    "f32": 4,
-    "f16": 2,
-    "bf16": 2,
-    "i64": 8,
-    "i32": 4,
-    "i16": 2,
-    "i8": 1,
-    "i1": 1,
-    "index": 8,
-}
 
 
 @dataclass

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pdg.analysis.graph import Dim, Read, Value
+from pdg.analysis.graph import ELEMENT_BYTES, Dim, Read, Value
 from pdg.passes.registry import PassError
 
 from .bodies import Wrapper
-from .buffers import ELEMENT_BYTES, GROW_FROM, Buffer, plan_buffer
+from .buffers import GROW_FROM, Buffer, plan_buffer
 from .model import Case, LoweringModel, Node
 from .text import DYNAMIC, MemRef, Writer, cast, subview
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import tempfile
@@ -80,6 +81,14 @@ def _target() -> list[str]:
     return [f"-mtriple={triple}", *cpu]
 
 
+def _vector_math() -> tuple[list[str], list[str]]:
+    """(opt flags, link flags) for vectorized exp/tanh/log calls from
+    glibc's libmvec, where there is one (x86-64 Linux); else none."""
+    if platform.machine() == "x86_64" and platform.system() == "Linux":
+        return ["-vector-library=LIBMVEC"], ["-lmvec"]
+    return [], []
+
+
 def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
     """Compiles an LLVM-dialect module, and `c_source` (the support code of
     pdg.lowering.support) if given, into a shared library at `path`: mlir-translate to LLVM IR,
@@ -89,6 +98,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
     symbols (the udf trampolines) stay unresolved until the link, and a
     failing tool cannot take the compiler down with it."""
     target = _target()
+    vector_opt, vector_link = _vector_math()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "program.mlir").write_text(str(module))
@@ -107,6 +117,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 _tool("llvm", "opt"),
                 "-O3",
                 *target,
+                *vector_opt,
                 str(work / "program.ll"),
                 "-o",
                 str(work / "program.bc"),
@@ -131,6 +142,6 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
             (work / "support.c").write_text(c_source)
             sources.append(str(work / "support.c"))
         _run(
-            [_linker(), "-shared", "-fPIC", "-O2", "-o", str(path), *sources, "-lm"],
+            [_linker(), "-shared", "-fPIC", "-O2", "-o", str(path), *sources, *vector_link, "-lm"],
             f"linking {path.name}",
         )

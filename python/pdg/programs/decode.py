@@ -31,10 +31,14 @@ class DecodeProgram:
     token: pf.RecurrentTensor | None = None  # the token fed at [b, t]
     next_token: pf.RecurrentTensor | None = None  # the choice at [b, t]
     logits: pf.RecurrentTensor | None = None  # the policy's logits at [b, t]
+    response_limit: bool = False  # takes an input `limit` [b]: a cap on T per sequence
 
-    def inputs(self, weights: dict, prompts: list) -> dict[str, np.ndarray]:
-        """Program inputs: model weights (by path) and the batch's prompts,
-        each a non-empty list of token ids."""
+    def inputs(
+        self, weights: dict, prompts: list, limits: list[int] | None = None
+    ) -> dict[str, np.ndarray]:
+        """Program inputs: model weights (by path), the batch's prompts (each
+        a non-empty list of token ids) and, for a program built with
+        `response_limit`, each sequence's cap on T."""
         if not prompts or any(len(p) == 0 for p in prompts):
             raise ValueError("every prompt needs at least one token")
         if max(len(p) for p in prompts) > self.prompt_width:
@@ -45,6 +49,12 @@ class DecodeProgram:
         inputs = self.model.inputs_from(weights)
         inputs["prompt"] = padded
         inputs["prompt_len"] = np.array([len(p) for p in prompts], np.int64)
+        if self.response_limit:
+            if limits is None or len(limits) != len(prompts):
+                raise ValueError("this program takes one response limit per prompt")
+            inputs["limit"] = np.array(limits, np.int64)
+        elif limits is not None:
+            raise ValueError("build the program with response_limit=True to pass limits")
         return inputs
 
 
@@ -57,6 +67,8 @@ def build_decode(
     max_batch: int = 64,
     sample_seed: int | None = None,
     temperature: float = 1.0,
+    response_limit: bool = False,
+    output_logits: bool = True,
 ) -> DecodeProgram:
     prog = pf.Program("decode")
     b = prog.dim("b", launch="B", max=max_batch)
@@ -78,8 +90,14 @@ def build_decode(
     else:
         nxt[...] = pf.sample(logits, seed=sample_seed, temperature=temperature)
     generating = pos >= prompt_len - 1
-    done = (generating & nxt.eq(eos)).named("done")
+    done = generating & nxt.eq(eos)
+    if response_limit:
+        # A per-sequence cap on T given when run (max_len stays the bound).
+        limit = prog.input("limit", (), "i64", domain=[b])
+        done = done | (pos + 1 >= limit)
+    done = done.named("done")
     t.until(done)
     prog.output("tokens", nxt)
-    prog.output("logits", logits)
-    return DecodeProgram(prog, model, prompt_width, b, t, pos, tok, nxt, logits)
+    if output_logits:
+        prog.output("logits", logits)
+    return DecodeProgram(prog, model, prompt_width, b, t, pos, tok, nxt, logits, response_limit)

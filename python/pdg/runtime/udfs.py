@@ -24,9 +24,10 @@ class UdfFailure(Exception):
     """A udf raised or returned something that does not fit its result."""
 
 
-def convert_result(name: str, result, spec: dict) -> np.ndarray:
-    want = np.dtype(ELEMENTS[spec["element"]])
-    array = np.array(result)
+def convert_dtype(name: str, result, want: np.dtype) -> np.ndarray:
+    """A copy of a udf's result with dtype `want`, if it converts safely
+    (same kind, and integers that fit); the interpreter uses it too."""
+    array = np.array(result)  # a copy: the caller may keep and change its own
     if array.dtype != want:
         if not np.can_cast(array.dtype, want, casting="same_kind"):
             raise UdfFailure(
@@ -37,6 +38,11 @@ def convert_result(name: str, result, spec: dict) -> np.ndarray:
         if want.kind in "iu" and not np.array_equal(converted, array):
             raise UdfFailure(f"udf '{name}' returned values that do not fit in {want}")
         array = converted
+    return array
+
+
+def convert_result(name: str, result, spec: dict) -> np.ndarray:
+    array = convert_dtype(name, result, np.dtype(ELEMENTS[spec["element"]]))
     if list(array.shape) != list(spec["shape"]):
         raise UdfFailure(
             f"udf '{name}' returned shape {list(array.shape)}, its result has shape {spec['shape']}"

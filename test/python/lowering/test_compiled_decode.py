@@ -86,3 +86,28 @@ def test_02_sequences_end_on_their_own_and_outputs_are_ragged(compiled):
     for t, n in zip(tokens, lengths, strict=True):
         assert t[-1] == EOS or n == MAX_LEN
         assert EOS not in t[:-1].tolist()
+
+
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory):
+    decode = _decode("window:3", response_limit=True)
+    text = str(decode.program.build())
+    path = tmp_path_factory.mktemp("limited") / "decode.pdgx"
+    compile_module(parse_text(text, "decode", make_context()), path)
+    return decode, text, pdg.runtime.load(path)
+
+
+@pytest.mark.parametrize(
+    "prompts, limits",
+    [([[1, 2, 3], [4], [5, 6]], [6, 20, 24]), ([[7], [2, 9]], [1, 9]), ([[4]], [17])],
+)
+def test_03_one_artifact_many_batches_and_response_limits(limited, prompts, limits):
+    decode, text, program = limited
+    inputs = decode.inputs(decode.model.init_weights(seed=5, scale=0.7), prompts, limits)
+    symbols = {"B": len(prompts)}
+    ref = interpret(parse_text(text, "ref", make_context()), inputs, symbols=symbols)
+    got = program.run(inputs, symbols)
+    np.testing.assert_array_equal(np.asarray(ref.bounds["T"]), np.asarray(got.bounds["T"]))
+    assert all(n <= cap for n, cap in zip(np.atleast_1d(got.bounds["T"]), limits, strict=True))
+    _same_tokens(ref.outputs["tokens"], got.outputs["tokens"])
+    assert _relative_error(ref.outputs["logits"], got.outputs["logits"]) < 1e-5

@@ -1,12 +1,17 @@
 // pdg-decompose-aggregates: linalg.softmax, which has no loop lowering,
-// becomes linalg ops (max, subtract-exp, sum, divide) on tensors.
+// becomes linalg ops (max, subtract-exp, sum, divide) on tensors; exp's
+// argument is clamped at -87 (f32), where exp would underflow.
 // RUN: pdg-opt %s --pdg-decompose-aggregates | FileCheck %s
 
 // CHECK-LABEL: func.func @softmax
 // CHECK-NOT: linalg.softmax
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
 // CHECK: arith.maxnumf
-// CHECK: math.exp
+// The exponent (x - max <= 0) is clamped where exp would underflow.
+// CHECK: %[[D:.*]] = arith.subf
+// CHECK: %[[L:.*]] = arith.constant -8.700000e+01 : f32
+// CHECK: %[[C:.*]] = arith.maximumf %[[D]], %[[L]] : f32
+// CHECK: math.exp %[[C]]
 // CHECK: arith.addf
 // CHECK: arith.divf
 // CHECK: return

@@ -3,6 +3,7 @@ and the floor, side by side.
 
     python bench/decode.py                       # the default grid, ~10 min on 2 cores
     python bench/decode.py --lengths 256 --impls pdg torch
+    pdg bench decode --d-model 512 --layers 4       # the same, from the command line
 
 Every configuration runs in a fresh process (so peak memory is its own);
 pdg compiles once per attention kind and runs every length from that one
@@ -252,6 +253,14 @@ def main() -> int:
             for impl in args.impls:
                 cfg = replace(base, impl=impl, attention=attention, length=length)
                 extra = []
+                if impl != "pdg" and args.batch != 1:
+                    rows.append(
+                        {
+                            "config": asdict(cfg),
+                            "error": "not run: the baselines decode one sequence (batch 1)",
+                        }
+                    )
+                    continue
                 if impl == "jax-dynamic" and attention == "causal" and length > min(args.lengths):
                     # Capped at every length (each step recompiles): run once.
                     rows.append(

@@ -186,6 +186,28 @@ def run_command(
         _save(out, result.outputs)
 
 
+@cli.command(
+    "bench",
+    context_settings=dict(ignore_unknown_options=True, allow_interspersed_args=False),
+)
+@click.argument("name", type=click.Choice(["decode"]))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench_command(name: str, args: tuple[str, ...]) -> None:
+    """Run a benchmark of the repository's bench/ folder (e.g. `pdg bench
+    decode --lengths 256`); its baselines come from `pip install -e .[bench]`."""
+    import subprocess
+
+    script = Path(__file__).resolve().parents[3] / "bench" / f"{name}.py"
+    if not script.is_file():
+        raise UserError(
+            f"{script} is not here: the benchmarks live in a clone of the pdg repository "
+            "(run `bash bench/run.sh` there)"
+        )
+    done = subprocess.run([sys.executable, str(script), *args])
+    if done.returncode:
+        raise UserError(f"bench {name} failed (exit code {done.returncode})")
+
+
 def _progress_line(compiled) -> Callable[[int], None]:
     """A one-line display of the loop's step, rewritten in place."""
     dynamic = [s for s in compiled.manifest["symbols"] if s["kind"] == "dynamic"]

@@ -5,36 +5,25 @@
 It allocates every store from the symbol values, runs the `before` nodes,
 then the loop over the sequential dim with the `loop` nodes in schedule
 order, then the `after` nodes, and returns the outputs' stores and, for a
-dynamic dim, each sequence's length. A dynamic dim becomes an scf.while
-that runs while some sequence is alive: a sequence ends after the first
-step where its `until` value is true, or at the dim's max. Nodes over a
-sequence's dims run only while it is alive. Growable stores are carried
-through the loop and double when full. No Python runs between steps."""
+dynamic dim, each sequence's length. Nodes over a sequence's dims run only
+while it is alive. No Python runs between steps.
+
+The Driver holds the emission state; views.py (reading and writing store
+slots) and loops.py (the loop, sequence ends, growth) are its parts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pdg.analysis.graph import ELEMENT_BYTES, Dim, Read, Value
+from pdg.analysis.graph import Dim, Value
 from pdg.passes.registry import PassError
 
 from .bodies import Wrapper
 from .buffers import GROW_FROM, Buffer, plan_buffer
+from .loops import Loop, LoopEmitter
 from .model import Case, LoweringModel, Node
-from .text import DYNAMIC, MemRef, Writer, cast, subview
-
-
-@dataclass
-class Loop:
-    """The sequential dim the `loop` phase runs over."""
-
-    dim: Dim
-    index: str = ""  # SSA of the step inside the loop
-    groups: list[str] | None = None  # dims of the `until` value besides the loop dim
-    alive: str = ""
-    lengths: str = ""
-    lengths_type: MemRef | None = None
-    count: str = ""  # memref<index> of live sequences
+from .text import DYNAMIC, MemRef, Writer
+from .views import ViewEmitter
 
 
 @dataclass
@@ -66,7 +55,7 @@ class EntryABI:
         }
 
 
-class Driver:
+class Driver(ViewEmitter, LoopEmitter):
     def __init__(self, model: LoweringModel, wrappers: dict[str, Wrapper]):
         self.m = model
         self.wrappers = wrappers
@@ -167,145 +156,6 @@ class Driver:
 
     def buffer(self, v: Value) -> Buffer:
         return self.buffers[id(v)]
-
-    def index_of(self, buf: Buffer, j: int, coord: str) -> str:
-        mode, size = buf.modes[j]
-        if mode == "zero":
-            return self.w.const(0)
-        if mode == "mod":
-            return self.w.op(f"affine.apply affine_map<(d0) -> (d0 mod {size})>({coord})", "i")
-        return coord
-
-    def slot_view(self, buf: Buffer, point: dict[str, str], to_type: str) -> str:
-        """The slot of `buf` at `point`, as `to_type`."""
-        offsets = [self.index_of(buf, j, point[d]) for j, d in enumerate(buf.value.domain)]
-        n = len(offsets)
-        sizes = [1] * n + list(buf.point)
-        view, vtype = subview(
-            self.w,
-            buf.ssa,
-            buf.type,
-            offsets + [0] * len(buf.point),
-            sizes,
-            [False] * n + [True] * len(buf.point),
-        )
-        return cast(self.w, view, vtype, to_type)
-
-    def point_sizes(self, buf: Buffer, slot: list[str]) -> list:
-        """Actual sizes of the value's point dims in the slot at `slot`."""
-        sizes: list = []
-        for k, d in enumerate(buf.value.shape):
-            if d is not None:
-                sizes.append(d)
-                continue
-            pos = self.w.const(buf.dynamic_point_dims.index(k))
-            sizes.append(
-                self.w.op(
-                    f"memref.load {buf.shapes}[{', '.join([*slot, pos])}] : {buf.shapes_type}"
-                )
-            )
-        return sizes
-
-    def read_view(self, read: Read, point: dict[str, str], consumer: Value, to_type: str) -> str:
-        """The region `read` takes of its producer's store, as `to_type`."""
-        buf = self.buffer(read.producer)
-        offsets, sizes, kept = [], [], []
-        wrap = None
-        for j, entry in enumerate(read.affine):
-            if entry[0] == "point":
-                c = self.affine("apply", [entry[1]], consumer, point)
-                offsets.append(self.index_of(buf, j, c))
-                sizes.append(1)
-                kept.append(False)
-                continue
-            _, lbs, ubs = entry
-            lo = self.affine("max" if len(lbs) > 1 else "apply", lbs, consumer, point)
-            hi = self.affine("min" if len(ubs) > 1 else "apply", ubs, consumer, point)
-            n = self.w.op(f"arith.subi {hi}, {lo} : index", "n")
-            mode, size = buf.modes[j]
-            if mode in ("mod", "zero"):
-                if wrap is not None:
-                    raise PassError(
-                        f"'{consumer.name}' slices two circular dims of "
-                        f"'{read.producer.name}'; the lowering supports one",
-                        consumer.op.location,
-                    )
-                wrap = (j, lo, n, size)
-            offsets.append(lo)
-            sizes.append(n)
-            kept.append(True)
-        if buf.dynamic_point_dims and any(kept):
-            raise PassError(
-                f"'{consumer.name}' slices '{read.producer.name}', whose point shape is "
-                "symbolic; the lowering cannot stack such slots yet",
-                consumer.op.location,
-            )
-        slot = [o for o, k in zip(offsets, kept, strict=True) if not k]
-        point_sizes = (
-            self.point_sizes(buf, slot) if buf.dynamic_point_dims else list(buf.value.shape)
-        )
-        offsets += [0] * len(point_sizes)
-        sizes += point_sizes
-        kept += [True] * len(point_sizes)
-        if wrap is None:
-            view, vtype = subview(self.w, buf.ssa, buf.type, offsets, sizes, kept)
-            return cast(self.w, view, vtype, to_type)
-        return self.wrapped_view(buf, wrap, offsets, sizes, kept, to_type)
-
-    def wrapped_view(self, buf, wrap, offsets, sizes, kept, to_type: str) -> str:
-        """A slice along a circular dim: a view when it does not wrap past
-        the end of the buffer, else its two pieces copied in order into a
-        scratch buffer of the window's size."""
-        w = self.w
-        j, lo, n, size = wrap
-        start = w.op(f"affine.apply affine_map<(d0) -> (d0 mod {size})>({lo})", "i")
-        end = w.op(f"arith.addi {start}, {n} : index")
-        fits = w.op(f"arith.cmpi sle, {end}, {w.const(size)} : index")
-        result = w.fresh("win")
-        w.open(f"{result} = scf.if {fits} -> ({to_type}) {{")
-        at = list(offsets)
-        at[j] = start
-        view, vtype = subview(w, buf.ssa, buf.type, at, sizes, kept)
-        w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
-        w.close("} else {")
-        w.depth += 1
-        scratch, stype = self.scratch_for(buf, j)
-        first = w.op(f"arith.subi {w.const(size)}, {start} : index")
-        rest = w.op(f"arith.subi {n}, {first} : index")
-        point_sizes = [s for s, k in zip(sizes, kept, strict=True) if k][1:]
-        zeros = [0] * len(point_sizes)
-        for src_at, count, dst_at in ((start, first, 0), (0, rest, first)):
-            at = list(offsets)
-            at[j] = src_at
-            piece = list(sizes)
-            piece[j] = count
-            src, src_t = subview(w, buf.ssa, buf.type, at, piece, kept)
-            dst, dst_t = subview(
-                w,
-                scratch,
-                stype,
-                [dst_at, *zeros],
-                [count, *point_sizes],
-                [True] * (1 + len(point_sizes)),
-            )
-            w.line(f"linalg.copy ins({src} : {src_t}) outs({dst} : {dst_t})")
-        view, vtype = subview(
-            w, scratch, stype, [0, *zeros], [n, *point_sizes], [True] * (1 + len(point_sizes))
-        )
-        w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
-        w.close()
-        return result
-
-    def scratch_for(self, buf: Buffer, j: int) -> tuple[str, MemRef]:
-        key = (id(buf.value), j)
-        if key not in self.scratch:
-            size = buf.modes[j][1]
-            shape = (size, *(p if isinstance(p, int) else DYNAMIC for p in buf.point))
-            stype = MemRef(shape, buf.type.element)
-            dyn = [p for p in buf.point if isinstance(p, str)]
-            name = self.prologue.op(f"memref.alloc({', '.join(dyn)}) : {stype}", "scratch")
-            self.scratch[key] = (name, stype)
-        return self.scratch[key]
 
     # --- nodes ------------------------------------------------------------------
 
@@ -449,156 +299,6 @@ class Driver:
                 self.m.graph.op.location,
             )
         return self.m.graph.dims[names.pop()] if names else None
-
-    def run_loop(self, dim: Dim) -> None:
-        w = self.w
-        loop = self.loop
-        nodes = [n for n in self.m.nodes if n.phase == "loop"]
-        if dim.kind != "dynamic":
-            extent = w.index(self.extent_of(dim.name))
-            loop.index = w.fresh(dim.name)
-            w.open(f"scf.for {loop.index} = {w.const(0)} to {extent} step {w.const(1)} {{")
-            self.report_step(loop.index)
-            for n in nodes:
-                self.run_node(n, {dim.name: loop.index})
-            w.close()
-            return
-        self.track_sequences(dim)
-        growing = [b for b in self.buffers.values() if b.grow_dim is not None]
-        count = loop.count
-        types = ["index", *(str(b.type) for b in growing)]
-        inits = [w.const(0), *(b.ssa for b in growing)]
-        before = [w.fresh("t"), *(w.fresh("g") for _ in growing)]
-        results = w.fresh("loop")
-        bindings = ", ".join(f"{a} = {i}" for a, i in zip(before, inits, strict=True))
-        w.open(
-            f"{results}:{len(types)} = scf.while ({bindings}) "
-            f": ({', '.join(types)}) -> ({', '.join(types)}) {{"
-        )
-        left = w.op(f"memref.load {count}[] : memref<index>")
-        go = w.op(f"arith.cmpi sgt, {left}, {w.const(0)} : index")
-        if self.udfs_possible():
-            # A host callback that failed stops the loop after this step.
-            flag = w.op("memref.get_global @pdg_abort : memref<i8>")
-            failed = w.op(f"memref.load {flag}[] : memref<i8>")
-            ok = w.op(f"arith.cmpi eq, {failed}, {w.const(0, 'i8')} : i8")
-            go = w.op(f"arith.andi {go}, {ok} : i1")
-        w.line(f"scf.condition({go}) {', '.join(before)} : {', '.join(types)}")
-        w.close("} do {")
-        after = [w.fresh("t"), *(w.fresh("g") for _ in growing)]
-        w.line(f"^bb0({', '.join(f'{a}: {t}' for a, t in zip(after, types, strict=True))}):")
-        w.depth += 1
-        loop.index = after[0]
-        self.report_step(loop.index)
-        for b, ssa in zip(growing, after[1:], strict=True):
-            b.ssa = self.grow(b, ssa, loop.index)
-        for n in nodes:
-            self.run_node(n, {dim.name: loop.index})
-        self.end_sequences(dim)
-        step = w.op(f"arith.addi {loop.index}, {w.const(1)} : index", "t")
-        w.line(f"scf.yield {', '.join([step, *(b.ssa for b in growing)])} : {', '.join(types)}")
-        w.close()
-        for k, b in enumerate(growing):
-            b.ssa = f"{results}#{k + 1}"
-
-    def report_step(self, step: str) -> None:
-        """Stores the step in @pdg_step, which a progress display polls."""
-        w = self.w
-        flag = w.op("memref.get_global @pdg_step : memref<i64>")
-        value = w.op(f"arith.index_cast {step} : index to i64")
-        w.line(f"memref.store {value}, {flag}[] : memref<i64>")
-        self.uses_step = True
-
-    def track_sequences(self, dim: Dim) -> None:
-        """Alive flags and lengths per sequence (per coordinate of the `until`
-        value's other dims) and the count of live ones."""
-        w = self.prologue
-        loop = self.loop
-        until = self.m.graph.value(dim.until)
-        groups = [d for d in until.domain if d != dim.name]
-        if len(groups) > 1:
-            raise PassError(
-                f"dim '{dim.name}' ends per ({', '.join(groups)}); the lowering supports "
-                "sequences along at most one dim",
-                until.op.location,
-            )
-        loop.groups = groups
-        n = self.extent_of(groups[0]) if groups else 1
-        n = w.index(n) if isinstance(n, int) else n
-        loop.alive = w.op(f"memref.alloc({n}) : memref<?xi8>", "alive")
-        w.line(f"linalg.fill ins({w.const(1, 'i8')} : i8) outs({loop.alive} : memref<?xi8>)")
-        loop.lengths_type = MemRef((DYNAMIC,), "i64")
-        loop.lengths = w.op(f"memref.alloc({n}) : memref<?xi64>", "lengths")
-        loop.count = w.op("memref.alloca() : memref<index>", "live")
-        w.line(f"memref.store {n}, {loop.count}[] : memref<index>")
-
-    def end_sequences(self, dim: Dim) -> None:
-        """After a step: a live sequence whose `until` holds, or that reached
-        the dim's max, ends with length step + 1."""
-        w = self.w
-        loop = self.loop
-        until = self.m.graph.value(dim.until)
-        ubuf = self.buffer(until)
-        n = self.extent_of(loop.groups[0]) if loop.groups else 1
-        g = w.fresh("seq")
-        w.open(f"scf.for {g} = {w.const(0)} to {w.index(n)} step {w.const(1)} {{")
-        alive = w.op(f"memref.load {loop.alive}[{g}] : memref<?xi8>")
-        on = w.op(f"arith.cmpi ne, {alive}, {w.const(0, 'i8')} : i8")
-        w.open(f"scf.if {on} {{")
-        point = {dim.name: loop.index}
-        if loop.groups:
-            point[loop.groups[0]] = g
-        at = [self.index_of(ubuf, j, point[d]) for j, d in enumerate(until.domain)]
-        at += [w.const(0)] * len(ubuf.point)
-        stop = w.op(f"memref.load {ubuf.ssa}[{', '.join(at)}] : {ubuf.type}")
-        length = w.op(f"arith.addi {loop.index}, {w.const(1)} : index")
-        if dim.size is not None:
-            last = w.op(f"arith.cmpi eq, {length}, {w.const(dim.size)} : index")
-            stop = w.op(f"arith.ori {stop}, {last} : i1")
-        w.open(f"scf.if {stop} {{")
-        w.line(f"memref.store {w.const(0, 'i8')}, {loop.alive}[{g}] : memref<?xi8>")
-        as_i64 = w.op(f"arith.index_cast {length} : index to i64")
-        w.line(f"memref.store {as_i64}, {loop.lengths}[{g}] : memref<?xi64>")
-        left = w.op(f"memref.load {loop.count}[] : memref<index>")
-        left = w.op(f"arith.subi {left}, {w.const(1)} : index")
-        w.line(f"memref.store {left}, {loop.count}[] : memref<index>")
-        w.close()
-        w.close()
-        w.close()
-
-    def grow(self, buf: Buffer, current: str, step: str) -> str:
-        """Grows growable `current` by an eighth (at least GROW_FROM steps,
-        at most to the dim's max) when `step` reaches its capacity. The
-        support code's pdg_grow_store reallocates in place where it can and
-        moves the rows of the outer dims apart, so the old and new buffers
-        are never both live."""
-        w = self.w
-        j = buf.grow_dim
-        dim = self.m.graph.dims[buf.value.domain[j]]
-        cap = w.op(f"memref.dim {current}, {w.const(j)} : {buf.type}")
-        full = w.op(f"arith.cmpi eq, {step}, {cap} : index")
-        grown = w.fresh("grown")
-        w.open(f"{grown} = scf.if {full} -> ({buf.type}) {{")
-        eighth = w.op(f"arith.divui {cap}, {w.const(8)} : index")
-        more = w.op(f"arith.maxui {eighth}, {w.const(GROW_FROM)} : index")
-        bigger = w.op(f"arith.addi {cap}, {more} : index")
-        if dim.size is not None:
-            bigger = w.op(f"arith.minsi {bigger}, {w.const(dim.size)} : index")
-        element = w.const(ELEMENT_BYTES[buf.type.element])
-        if str(buf.type) not in self.grow_types:
-            self.grow_types[str(buf.type)] = (len(self.grow_types), len(buf.type.shape))
-        k = self.grow_types[str(buf.type)][0]
-        new = w.op(
-            f"func.call @pdg_grow_store_{k}({current}, {w.const(j)}, {bigger}, {element}) "
-            f": ({buf.type}, index, index, index) -> {buf.type}",
-            "store",
-        )
-        w.line(f"scf.yield {new} : {buf.type}")
-        w.close("} else {")
-        w.depth += 1
-        w.line(f"scf.yield {current} : {buf.type}")
-        w.close()
-        return grown
 
     # --- the function -------------------------------------------------------------
 

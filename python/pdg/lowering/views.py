@@ -1,0 +1,156 @@
+"""Views of the stores for the entry function (part of the Driver): the
+slot a node writes, the region a read takes (a point, a slice, or a window
+that wraps around its circular buffer and is copied into a scratch
+buffer), and the actual sizes of symbolic point dims."""
+
+from __future__ import annotations
+
+from pdg.analysis.graph import Read, Value
+from pdg.passes.registry import PassError
+
+from .buffers import Buffer
+from .text import DYNAMIC, MemRef, cast, subview
+
+
+class ViewEmitter:
+    """Mixed into Driver: uses its writer `w`, `prologue`, `scratch`,
+    `buffer()` and `affine()`."""
+
+    def index_of(self, buf: Buffer, j: int, coord: str) -> str:
+        mode, size = buf.modes[j]
+        if mode == "zero":
+            return self.w.const(0)
+        if mode == "mod":
+            return self.w.op(f"affine.apply affine_map<(d0) -> (d0 mod {size})>({coord})", "i")
+        return coord
+
+    def slot_view(self, buf: Buffer, point: dict[str, str], to_type: str) -> str:
+        """The slot of `buf` at `point`, as `to_type`."""
+        offsets = [self.index_of(buf, j, point[d]) for j, d in enumerate(buf.value.domain)]
+        n = len(offsets)
+        sizes = [1] * n + list(buf.point)
+        view, vtype = subview(
+            self.w,
+            buf.ssa,
+            buf.type,
+            offsets + [0] * len(buf.point),
+            sizes,
+            [False] * n + [True] * len(buf.point),
+        )
+        return cast(self.w, view, vtype, to_type)
+
+    def point_sizes(self, buf: Buffer, slot: list[str]) -> list:
+        """Actual sizes of the value's point dims in the slot at `slot`."""
+        sizes: list = []
+        for k, d in enumerate(buf.value.shape):
+            if d is not None:
+                sizes.append(d)
+                continue
+            pos = self.w.const(buf.dynamic_point_dims.index(k))
+            sizes.append(
+                self.w.op(
+                    f"memref.load {buf.shapes}[{', '.join([*slot, pos])}] : {buf.shapes_type}"
+                )
+            )
+        return sizes
+
+    def read_view(self, read: Read, point: dict[str, str], consumer: Value, to_type: str) -> str:
+        """The region `read` takes of its producer's store, as `to_type`."""
+        buf = self.buffer(read.producer)
+        offsets, sizes, kept = [], [], []
+        wrap = None
+        for j, entry in enumerate(read.affine):
+            if entry[0] == "point":
+                c = self.affine("apply", [entry[1]], consumer, point)
+                offsets.append(self.index_of(buf, j, c))
+                sizes.append(1)
+                kept.append(False)
+                continue
+            _, lbs, ubs = entry
+            lo = self.affine("max" if len(lbs) > 1 else "apply", lbs, consumer, point)
+            hi = self.affine("min" if len(ubs) > 1 else "apply", ubs, consumer, point)
+            n = self.w.op(f"arith.subi {hi}, {lo} : index", "n")
+            mode, size = buf.modes[j]
+            if mode in ("mod", "zero"):
+                if wrap is not None:
+                    raise PassError(
+                        f"'{consumer.name}' slices two circular dims of "
+                        f"'{read.producer.name}'; the lowering supports one",
+                        consumer.op.location,
+                    )
+                wrap = (j, lo, n, size)
+            offsets.append(lo)
+            sizes.append(n)
+            kept.append(True)
+        if buf.dynamic_point_dims and any(kept):
+            raise PassError(
+                f"'{consumer.name}' slices '{read.producer.name}', whose point shape is "
+                "symbolic; the lowering cannot stack such slots yet",
+                consumer.op.location,
+            )
+        slot = [o for o, k in zip(offsets, kept, strict=True) if not k]
+        point_sizes = (
+            self.point_sizes(buf, slot) if buf.dynamic_point_dims else list(buf.value.shape)
+        )
+        offsets += [0] * len(point_sizes)
+        sizes += point_sizes
+        kept += [True] * len(point_sizes)
+        if wrap is None:
+            view, vtype = subview(self.w, buf.ssa, buf.type, offsets, sizes, kept)
+            return cast(self.w, view, vtype, to_type)
+        return self.wrapped_view(buf, wrap, offsets, sizes, kept, to_type)
+
+    def wrapped_view(self, buf, wrap, offsets, sizes, kept, to_type: str) -> str:
+        """A slice along a circular dim: a view when it does not wrap past
+        the end of the buffer, else its two pieces copied in order into a
+        scratch buffer of the window's size."""
+        w = self.w
+        j, lo, n, size = wrap
+        start = w.op(f"affine.apply affine_map<(d0) -> (d0 mod {size})>({lo})", "i")
+        end = w.op(f"arith.addi {start}, {n} : index")
+        fits = w.op(f"arith.cmpi sle, {end}, {w.const(size)} : index")
+        result = w.fresh("win")
+        w.open(f"{result} = scf.if {fits} -> ({to_type}) {{")
+        at = list(offsets)
+        at[j] = start
+        view, vtype = subview(w, buf.ssa, buf.type, at, sizes, kept)
+        w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
+        w.close("} else {")
+        w.depth += 1
+        scratch, stype = self.scratch_for(buf, j)
+        first = w.op(f"arith.subi {w.const(size)}, {start} : index")
+        rest = w.op(f"arith.subi {n}, {first} : index")
+        point_sizes = [s for s, k in zip(sizes, kept, strict=True) if k][1:]
+        zeros = [0] * len(point_sizes)
+        for src_at, count, dst_at in ((start, first, 0), (0, rest, first)):
+            at = list(offsets)
+            at[j] = src_at
+            piece = list(sizes)
+            piece[j] = count
+            src, src_t = subview(w, buf.ssa, buf.type, at, piece, kept)
+            dst, dst_t = subview(
+                w,
+                scratch,
+                stype,
+                [dst_at, *zeros],
+                [count, *point_sizes],
+                [True] * (1 + len(point_sizes)),
+            )
+            w.line(f"linalg.copy ins({src} : {src_t}) outs({dst} : {dst_t})")
+        view, vtype = subview(
+            w, scratch, stype, [0, *zeros], [n, *point_sizes], [True] * (1 + len(point_sizes))
+        )
+        w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
+        w.close()
+        return result
+
+    def scratch_for(self, buf: Buffer, j: int) -> tuple[str, MemRef]:
+        key = (id(buf.value), j)
+        if key not in self.scratch:
+            size = buf.modes[j][1]
+            shape = (size, *(p if isinstance(p, int) else DYNAMIC for p in buf.point))
+            stype = MemRef(shape, buf.type.element)
+            dyn = [p for p in buf.point if isinstance(p, str)]
+            name = self.prologue.op(f"memref.alloc({', '.join(dyn)}) : {stype}", "scratch")
+            self.scratch[key] = (name, stype)
+        return self.scratch[key]

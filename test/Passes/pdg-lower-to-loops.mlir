@@ -31,7 +31,7 @@
 // CHECK:   %[[GROWN:.*]] = scf.if %[[FULL]] -> (memref<?x?x1xf32>) {
 // CHECK:     arith.divui %[[CAP]]
 // CHECK:     arith.minsi
-// CHECK:     func.call @pdg_grow_store_0(%[[G]], %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?x1xf32>, index, index, index) -> memref<?x?x1xf32>
+// CHECK:     func.call @pdg_g_grow_0(%[[G]], %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?x1xf32>, index, index, index) -> memref<?x?x1xf32>
 //   x, case t == 0 then case t >= 1, only for live sequences.
 // CHECK:   scf.for %[[SEQ:.*]] = %{{.*}} to %[[B]]
 // CHECK:     memref.load %[[ALIVE]][%[[SEQ]]] : memref<?xi8>
@@ -57,7 +57,7 @@
 // CHECK:   scf.yield %{{.*}}, %[[GROWN]] : index, memref<?x?x1xf32>
 // CHECK: memref.dealloc %[[WIN]]
 // CHECK: return %[[LOOP]]#1, %[[LENGTHS]] : memref<?x?x1xf32>, memref<?xi64>
-// CHECK: func.func private @pdg_grow_store_0(memref<?x?x1xf32>, index, index, index) -> memref<?x?x1xf32> attributes {llvm.emit_c_interface}
+// CHECK: func.func private @pdg_g_grow_0(memref<?x?x1xf32>, index, index, index) -> memref<?x?x1xf32> attributes {llvm.emit_c_interface}
 // CHECK: memref.global @pdg_step : memref<i64>
 pdg.graph @g {
   pdg.dim @b < launch B max 4

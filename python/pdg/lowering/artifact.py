@@ -91,7 +91,7 @@ def compile_module(module: ir.Module, out: Path, gpu: bool = True) -> Compiled:
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    build_library(module, out / LIBRARY, support_source(abi.udfs, abi.grow_ranks))
+    build_library(module, out / LIBRARY, support_source(abi.udfs, abi.grow))
     lap("native code")
     parts = [LIBRARY]
     if ptx:

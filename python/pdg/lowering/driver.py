@@ -38,7 +38,7 @@ class EntryABI:
     outputs: list[tuple[str, MemRef, list[str]]]  # (name, type, domain)
     lengths: list[tuple[str, str, list[str]]]  # (dim, bound symbol, group dims)
     udfs: list[dict] = field(default_factory=list)  # in table order, see Driver.call_udf
-    grow_ranks: list[int] = field(default_factory=list)  # rank of pdg_grow_store_<k>
+    grow: list[dict] = field(default_factory=list)  # {symbol, rank} per store-growth function
 
     def to_json(self) -> dict:
         def memref(t: MemRef) -> dict:
@@ -51,7 +51,7 @@ class EntryABI:
             "outputs": [{"name": n, "domain": d, **memref(t)} for n, t, d in self.outputs],
             "lengths": [{"dim": d, "symbol": s, "groups": g} for d, s, g in self.lengths],
             "udfs": self.udfs,
-            "grow_ranks": self.grow_ranks,
+            "grow": self.grow,
         }
 
 
@@ -239,7 +239,7 @@ class Driver(ViewEmitter, LoopEmitter):
                 )
 
     def call_udf(self, node: Node, case: Case, point: dict[str, str]) -> None:
-        """A call to `pdg_udf_<k>`: the runtime's host callback in table slot
+        """A call to `pdg_<graph>_udf_<k>`: the runtime's host callback in table slot
         k gets the inputs' and the result slot's descriptors and the point's
         coordinates. The trampolines are C (pdg.lowering.support)."""
         w = self.w
@@ -264,13 +264,14 @@ class Driver(ViewEmitter, LoopEmitter):
         types.append(str(out))
         args += [point[d] for d in v.domain]
         types += ["index"] * len(v.domain)
-        name = f"pdg_udf_{k}"
+        name = f"pdg_{self.m.graph.name}_udf_{k}"
         w.line(f"func.call @{name}({', '.join(args)}) : ({', '.join(types)}) -> ()")
         self.declarations.append(
             f"func.func private @{name}({', '.join(types)}) attributes {{llvm.emit_c_interface}}"
         )
         self.udfs.append(
             {
+                "symbol": name,
                 "name": case.udf,
                 "value": v.name,
                 "domain": list(v.domain),
@@ -301,6 +302,9 @@ class Driver(ViewEmitter, LoopEmitter):
         return self.m.graph.dims[names.pop()] if names else None
 
     # --- the function -------------------------------------------------------------
+
+    def grow_symbol(self, k: int) -> str:
+        return f"pdg_{self.m.graph.name}_grow_{k}"
 
     def emit(self) -> tuple[str, EntryABI]:
         graph = self.m.graph
@@ -368,18 +372,12 @@ class Driver(ViewEmitter, LoopEmitter):
             "attributes {llvm.emit_c_interface} {"
         )
         text = "\n".join([header, self.prologue.text(), w.text(), "}", *self.declarations])
-        if self.udfs:
-            # Set by a udf trampoline when the host callback fails.
-            text += "\nmemref.global @pdg_abort : memref<i8>"
         for t, (k, _) in self.grow_types.items():
             # Defined by the support code, one per memref type (pdg.lowering.support).
             text += (
-                f"\nfunc.func private @pdg_grow_store_{k}({t}, index, index, index) -> {t} "
+                f"\nfunc.func private @{self.grow_symbol(k)}({t}, index, index, index) -> {t} "
                 "attributes {llvm.emit_c_interface}"
             )
-        if self.uses_step:
-            # Defined by the support code (pdg.lowering.support).
-            text += "\nmemref.global @pdg_step : memref<i64>"
         abi = EntryABI(
             name,
             [(v.name, self.buffer(v).type, list(v.domain)) for v in inputs],
@@ -387,13 +385,28 @@ class Driver(ViewEmitter, LoopEmitter):
             [(n, b.type, list(b.value.domain)) for n, b in outputs],
             lengths,
             self.udfs,
-            [rank for _, rank in self.grow_types.values()],
+            [{"symbol": self.grow_symbol(k), "rank": r} for k, r in self.grow_types.values()],
         )
         return text, abi
 
 
-def driver_text(model: LoweringModel, wrappers: dict[str, Wrapper]) -> tuple[str, EntryABI]:
-    return Driver(model, wrappers).emit()
+# Globals of the support code (pdg.lowering.support), declared once a module.
+GLOBALS = {
+    "pdg_abort": "memref.global @pdg_abort : memref<i8>",  # set when a udf fails
+    "pdg_step": "memref.global @pdg_step : memref<i64>",  # the loop's step
+}
+
+
+def driver_text(
+    model: LoweringModel, wrappers: dict[str, Wrapper]
+) -> tuple[str, EntryABI, set[str]]:
+    """The entry's text, its ABI, and the support globals it uses."""
+    driver = Driver(model, wrappers)
+    text, abi = driver.emit()
+    used = {"pdg_abort"} if driver.udfs else set()
+    if driver.uses_step:
+        used.add("pdg_step")
+    return text, abi, used
 
 
 def slot_shape(model: LoweringModel, v: Value) -> list:

@@ -31,7 +31,7 @@ class Loop:
 
 class LoopEmitter:
     """Mixed into Driver: uses its writers, `m`, `loop`, `buffers`,
-    `run_node()`, `index_of()` and `extent_of()`."""
+    `run_node()`, `index_of()`, `extent_of()` and `grow_symbol()`."""
 
     def run_loop(self, dim: Dim) -> None:
         w = self.w
@@ -152,7 +152,7 @@ class LoopEmitter:
     def grow(self, buf: Buffer, current: str, step: str) -> str:
         """Grows growable `current` by an eighth (at least GROW_FROM steps,
         at most to the dim's max) when `step` reaches its capacity. The
-        support code's pdg_grow_store reallocates in place where it can and
+        support code's pdg_<graph>_grow_<k> reallocates in place where it can and
         moves the rows of the outer dims apart, so the old and new buffers
         are never both live."""
         w = self.w
@@ -172,7 +172,7 @@ class LoopEmitter:
             self.grow_types[str(buf.type)] = (len(self.grow_types), len(buf.type.shape))
         k = self.grow_types[str(buf.type)][0]
         new = w.op(
-            f"func.call @pdg_grow_store_{k}({current}, {w.const(j)}, {bigger}, {element}) "
+            f"func.call @{self.grow_symbol(k)}({current}, {w.const(j)}, {bigger}, {element}) "
             f": ({buf.type}, index, index, index) -> {buf.type}",
             "store",
         )

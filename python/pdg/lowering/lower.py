@@ -12,7 +12,7 @@ from mlir.passmanager import PassManager
 from pdg import _ext
 
 from .bodies import bufferize_bodies, wrapper_text
-from .driver import EntryABI, driver_text, slot_shape
+from .driver import GLOBALS, EntryABI, driver_text, slot_shape
 from .guards import check_affine_constants, check_bodies
 from .model import read_model
 
@@ -62,11 +62,13 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
     for op in funcs.values():
         bodies.body.append(op.detach_from_parent())
     bodies, signatures = bufferize_bodies(bodies, wrappers)
-    texts, abis = [], []
+    texts, abis, used = [], [], set()
     for model in models:
-        text, abi = driver_text(model, signatures)
+        text, abi, globals_used = driver_text(model, signatures)
         texts.append(text)
         abis.append(abi)
+        used |= globals_used
+    texts += [GLOBALS[name] for name in sorted(used)]
     for g in graphs:
         g.erase()
     body_text = str(bodies).rstrip()

@@ -7,14 +7,14 @@ reads after a run (`pdg_bytes_peak`) and resets before one. Each block
 carries its size in a 16-byte header, so buffers the entry returns must be
 released with `_mlir_memref_to_llvm_free`, not free.
 
-Udfs: the entry calls `_mlir_ciface_pdg_udf_<k>(descriptors...,
+Udfs: the entry calls `_mlir_ciface_pdg_<graph>_udf_<k>(descriptors...,
 coordinates...)` for udf call site k. Each trampoline forwards to slot k of
 `pdg_udf_table`, which the runtime fills with host callbacks before a run.
 A callback returns nonzero when it failed: the trampoline then sets
 `pdg_abort`, later calls are skipped, and the entry's loop stops after the
 current step, so the run ends cleanly and the runtime reports the error.
 
-Growth: a growable store grows through `pdg_grow_store_<k>` (one per
+Growth: a growable store grows through `pdg_<graph>_grow_<k>` (one per
 memref type), which reallocates and spreads the rows in place.
 
 Progress: the entry stores its current step in `pdg_step` (see the driver),
@@ -100,13 +100,13 @@ typedef int (*pdg_udf_fn)(int64_t slot, void **descriptors, const int64_t *coord
 """
 
 
-def support_source(udfs: list[dict], grow_ranks: list[int]) -> str:
+def support_source(udfs: list[dict], grow: list[dict]) -> str:
     lines = [PRELUDE]
-    for k, rank in enumerate(grow_ranks):
+    for g in grow:
         lines += [
-            f"void _mlir_ciface_pdg_grow_store_{k}(int64_t *out, int64_t *old, int64_t dim, "
+            f"void _mlir_ciface_{g['symbol']}(int64_t *out, int64_t *old, int64_t dim, "
             "int64_t cap, int64_t elem) {",
-            f"  pdg_grow(out, old, {rank}, dim, cap, elem);",
+            f"  pdg_grow(out, old, {g['rank']}, dim, cap, elem);",
             "}",
         ]
     lines.append(f"pdg_udf_fn pdg_udf_table[{max(len(udfs), 1)}];")
@@ -119,7 +119,7 @@ def support_source(udfs: list[dict], grow_ranks: list[int]) -> str:
         coords = ", ".join([*(f"c{i}" for i in range(m)), "0"])
         lines += [
             f"/* udf '{udf['name']}' computing '{udf['value']}' */",
-            f"void _mlir_ciface_pdg_udf_{k}({', '.join(params)}) {{",
+            f"void _mlir_ciface_{udf['symbol']}({', '.join(params)}) {{",
             f"  void *descriptors[] = {{{descriptors}}};",
             f"  int64_t coords[] = {{{coords}}};",
             f"  if (pdg_abort || !pdg_udf_table[{k}] || "

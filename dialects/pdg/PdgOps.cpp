@@ -488,9 +488,13 @@ void GraphOp::build(OpBuilder &builder, OperationState &state,
 DimOp GraphOp::lookupDim(llvm::StringRef name) {
   if (getBody().empty())
     return {};
-  for (auto dim : getBodyBlock().getOps<DimOp>())
-    if (dim.getSymName() == name)
+  for (auto dim : getBodyBlock().getOps<DimOp>()) {
+    // Ops verify in order: a later dim may not have been checked yet and
+    // lack its (required) name or kind; callers read both.
+    StringAttr dimName = dim.getSymNameAttr();
+    if (dimName && dim.getKindAttr() && dimName.getValue() == name)
       return dim;
+  }
   return {};
 }
 

@@ -63,3 +63,22 @@ pdg.graph @g {
   // expected-error @+1 {{dim 'b' needs a bound symbol name that is an identifier}}
   pdg.dim @b < launch pdg.dim max 4
 }
+
+// -----
+
+// A dim missing its (required) name, seen by an earlier op's verifier
+// before its own: no crash (found by the fuzzer's lowering mode).
+pdg.graph @nameless_dim {
+  // expected-error @+1 {{uses unknown dim 't'}}
+  %d = pdg.input "d" : !pdg.value<[t], tensor<i1>>
+  "pdg.dim"(%d) <{kind = #pdg<bound static>, size = 8 : i64, bound = "t"}> : (!pdg.value<[t], tensor<i1>>) -> ()
+}
+
+// -----
+
+// The same for a dim missing its kind.
+pdg.graph @kindless_dim {
+  // expected-error @+1 {{uses unknown dim 't'}}
+  %d = pdg.input "d" : !pdg.value<[t], tensor<i1>>
+  "pdg.dim"() <{size = 8 : i64, sym_name = "t"}> : () -> ()
+}

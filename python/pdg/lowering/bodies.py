@@ -18,6 +18,8 @@ from mlir.passmanager import PassManager
 
 from pdg import _ext
 
+from .text import symbol
+
 # Bufferization of the wrapped bodies. Function arguments take any strided
 # layout, so the driver can pass views of its stores without copying.
 BUFFERIZE = (
@@ -58,9 +60,9 @@ def wrapper_text(body: str, inputs: list[str], result: ir.RankedTensorType, slot
     ]
     args = ", ".join(f"%a{i}" for i in range(len(inputs)))
     lines = [
-        f"func.func @{body}_into({', '.join([*params, f'%out: {slot_type}'])}) -> "
+        f"func.func {symbol(body + '_into')}({', '.join([*params, f'%out: {slot_type}'])}) -> "
         f"({slot_type}{', index' * _dynamic_count(result)}) {{",
-        f"  %r = func.call @{body}({args}) : ({', '.join(inputs)}) -> {result}",
+        f"  %r = func.call {symbol(body)}({args}) : ({', '.join(inputs)}) -> {result}",
     ]
     sizes, dynamic = [], []
     for i, d in enumerate(result.shape):

@@ -22,7 +22,7 @@ from .bodies import Wrapper
 from .buffers import GROW_FROM, Buffer, plan_buffer
 from .loops import Loop, LoopEmitter
 from .model import Case, LoweringModel, Node
-from .text import DYNAMIC, MemRef, Writer
+from .text import DYNAMIC, MemRef, Writer, c_identifier, symbol
 from .views import ViewEmitter
 
 
@@ -228,7 +228,7 @@ class Driver(ViewEmitter, LoopEmitter):
         signature = f"({', '.join(wrapper.params)}) -> ({', '.join(wrapper.results)})"
         results = w.fresh("r")
         bind = f"{results}:{len(wrapper.results)} = " if wrapper.results else ""
-        w.line(f"{bind}func.call @{wrapper.name}({', '.join(args)}) : {signature}")
+        w.line(f"{bind}func.call {symbol(wrapper.name)}({', '.join(args)}) : {signature}")
         if wrapper.dynamic_sizes:
             slot = [self.index_of(buf, j, point[d]) for j, d in enumerate(v.domain)]
             first = len(wrapper.results) - wrapper.dynamic_sizes
@@ -264,7 +264,7 @@ class Driver(ViewEmitter, LoopEmitter):
         types.append(str(out))
         args += [point[d] for d in v.domain]
         types += ["index"] * len(v.domain)
-        name = f"pdg_{self.m.graph.name}_udf_{k}"
+        name = f"{self.prefix}_udf_{k}"
         w.line(f"func.call @{name}({', '.join(args)}) : ({', '.join(types)}) -> ()")
         self.declarations.append(
             f"func.func private @{name}({', '.join(types)}) attributes {{llvm.emit_c_interface}}"
@@ -303,8 +303,14 @@ class Driver(ViewEmitter, LoopEmitter):
 
     # --- the function -------------------------------------------------------------
 
+    @property
+    def prefix(self) -> str:
+        """pdg_<graph> as a C identifier: the entry's name and the stem of
+        the symbols the support code defines."""
+        return "pdg_" + c_identifier(self.m.graph.name)
+
     def grow_symbol(self, k: int) -> str:
-        return f"pdg_{self.m.graph.name}_grow_{k}"
+        return f"{self.prefix}_grow_{k}"
 
     def emit(self) -> tuple[str, EntryABI]:
         graph = self.m.graph
@@ -366,7 +372,7 @@ class Driver(ViewEmitter, LoopEmitter):
         if lengths:
             types.append(str(self.loop.lengths_type))
         w.line(f"return {', '.join(values)} : {', '.join(types)}" if values else "return")
-        name = f"pdg_{graph.name}"
+        name = self.prefix
         header = (
             f"func.func @{name}({', '.join(params)}) -> ({', '.join(types)}) "
             "attributes {llvm.emit_c_interface} {"

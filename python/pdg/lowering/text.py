@@ -5,6 +5,7 @@ every type written here."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 DYNAMIC = None  # a `?` size or stride
@@ -38,6 +39,20 @@ class MemRef:
         """The same rank with every size and stride dynamic: any view of this
         rank casts to it."""
         return MemRef((DYNAMIC,) * len(self.shape), self.element, (DYNAMIC,) * len(self.shape))
+
+
+def symbol(name: str) -> str:
+    """`@name`, quoted when it is not a bare identifier (graph and node
+    names may hold any character)."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name):
+        return f"@{name}"
+    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+    return f'@"{escaped}"'
+
+
+def c_identifier(name: str) -> str:
+    """`name` made a C identifier, for symbols the support code defines."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)
 
 
 class Writer:

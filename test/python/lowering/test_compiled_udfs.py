@@ -144,3 +144,15 @@ def test_05_progress_reports_the_step_while_the_run_goes_on(limited):
     )
     assert got.bounds["T"].tolist() == [21]
     assert seen and seen == sorted(seen) and 0 <= seen[0] and seen[-1] <= 20
+
+
+def test_06_any_graph_name_compiles(tmp_path):
+    """Graph names may hold any character (found by the fuzzer): symbols
+    are quoted in MLIR and made C identifiers for the support code."""
+    text = LIMITED.replace("pdg.graph @limited", 'pdg.graph @"odd name[1]"')
+    path = tmp_path / "odd.pdgx"
+    compile_module(parse_text(text, "odd", make_context()), path)
+    program = pdg.runtime.load(path)
+    assert program.manifest["abi"]["entry"] == "pdg_odd_name_1_"
+    got = program.run({"x0": np.zeros(1, np.float32)}, {"B": 1}, {"at_limit": lambda v: v >= 3})
+    assert got.bounds["T"].tolist() == [3]

@@ -154,4 +154,25 @@ def PdgReassociateReductions : Pass<"pdg-reassociate-reductions", "::mlir::Modul
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def PdgVectorize : Pass<"pdg-vectorize", "::mlir::pdg::GraphOp"> {
+  let summary = "Fold a parallel dim into the point type: one step processes the whole batch";
+  let description = [{
+    A node over [b, t] with points tensor<P> becomes a node over [t] with
+    points tensor<B x P>. Vectorized producers are read whole, inputs over
+    b through the slice [0 : B]; bodies are batched op by op (a leading
+    parallel loop in each linalg.generic, shifted dims in shape ops).
+    Outputs and the `until` values of dynamic dims get unpack nodes over
+    [b, ...] taking row b, so sequences still end on their own. Udfs over
+    b, case conditions on b and unsupported body ops are reported at the
+    op; the graph is then left unchanged.
+  }];
+  let options = [
+    Option<"dim", "dim", "std::string", /*default=*/"\"b\"",
+           "The parallel dim to fold (it must come first in every domain)">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // PDG_PASSES_TD

@@ -26,7 +26,13 @@ def dim_roles(graph: Graph, poly: Polyhedral | None = None) -> dict[str, str]:
             if deltas is None:
                 # A consumer without the dim reading the producer along it
                 # (x[b, 0 : T]) waits for the whole dim: it orders the dim.
-                if dim in read.producer.domain and dim not in read.consumer.domain:
+                # Inputs are whole before anything runs: reading them so
+                # orders nothing.
+                if (
+                    dim in read.producer.domain
+                    and dim not in read.consumer.domain
+                    and read.producer.kind != "input"
+                ):
                     roles[dim] = "sequential"
                 continue
             if not deltas.is_subset(_zero(deltas)):

@@ -20,6 +20,8 @@ PIPELINES = [
     "pdg-plan-storage",
     "pdg-schedule",
     "pdg-dedup,pdg-dce,canonicalize,pdg-plan-storage,pdg-schedule",
+    "pdg-vectorize",
+    "pdg-vectorize,canonicalize,pdg-dce,pdg-plan-storage,pdg-schedule",
 ]
 PROMPTS = [[1, 2, 3], [4], [5, 6]]
 

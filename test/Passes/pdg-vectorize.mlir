@@ -1,0 +1,85 @@
+// pdg-vectorize: the batch dim b folds into the point type; the recurrence
+// x[b, t] = x[b, t - 1] @ w runs once per step for the whole batch.
+// RUN: pdg-opt %s --split-input-file --pdg-vectorize | FileCheck %s
+
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: pdg.graph @matvec
+// The input over b is read whole, through the slice [0 : B].
+// CHECK: %x = pdg.node "x" [t] -> tensor<?x2xf32>
+// CHECK-NEXT: case (t == 0) (%[[A:.*]] = %x0[0 : B] : !pdg.value<[b], tensor<2xf32>>) {
+// CHECK-NEXT:   pdg.yield %[[A]] : tensor<?x2xf32>
+// CHECK: case (t >= 1) (%[[P:.*]] = %x[t - 1] : !pdg.value<[t], tensor<?x2xf32>>, %[[M:.*]] = %w[] : !pdg.value<[], tensor<2x2xf32>>) {
+// CHECK:   %[[B:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x2xf32>
+// CHECK:   %[[E:.*]] = tensor.empty(%[[B]]) : tensor<?x2xf32>
+// CHECK:   %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?x2xf32>)
+// A leading parallel loop over the batch; the weights are not batched.
+// CHECK:   linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[P]], %[[M]] : tensor<?x2xf32>, tensor<2x2xf32>) outs(%[[F]] : tensor<?x2xf32>)
+// The output keeps its per-sequence form: row b of the batch.
+// CHECK: %x_row = pdg.node "x_row" [b, t] (%[[R:.*]] = %x[t] : !pdg.value<[t], tensor<?x2xf32>>) -> tensor<2xf32> {
+// CHECK:   %[[I:.*]] = pdg.point @b : index
+// CHECK:   tensor.extract_slice %[[R]][%[[I]], 0] [1, 2] [1, 1] : tensor<?x2xf32> to tensor<2xf32>
+// CHECK: pdg.output "x" %x_row : !pdg.value<[b, t], tensor<2xf32>>
+pdg.graph @matvec {
+  pdg.dim @b < launch B max 4
+  pdg.dim @t < 8
+  %x0 = pdg.input "x0" : !pdg.value<[b], tensor<2xf32>>
+  %w = pdg.input "w" : !pdg.value<[], tensor<2x2xf32>>
+  %x = pdg.node "x" [b, t] -> tensor<2xf32>
+    case (t == 0) (%a = %x0[b] : !pdg.value<[b], tensor<2xf32>>) {
+      pdg.yield %a : tensor<2xf32>
+    }
+    case (t >= 1) (%p = %x[b, t - 1] : !pdg.value<[b, t], tensor<2xf32>>, %m = %w[] : !pdg.value<[], tensor<2x2xf32>>) {
+      %e = tensor.empty() : tensor<2xf32>
+      %z = arith.constant 0.0 : f32
+      %f = linalg.fill ins(%z : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+      %r = linalg.generic {indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>, affine_map<(n, k) -> (n)>], iterator_types = ["parallel", "reduction"]} ins(%p, %m : tensor<2xf32>, tensor<2x2xf32>) outs(%f : tensor<2xf32>) {
+      ^bb0(%a: f32, %c: f32, %acc: f32):
+        %mm = arith.mulf %a, %c : f32
+        %s = arith.addf %mm, %acc : f32
+        linalg.yield %s : f32
+      } -> tensor<2xf32>
+      pdg.yield %r : tensor<2xf32>
+    }
+  pdg.output "x" %x : !pdg.value<[b, t], tensor<2xf32>>
+}
+
+// -----
+
+// A static batch gives static shapes; a window read of a batched value puts
+// the batch after the window (the generic indexes it there); pdg.point @b in
+// a loop body becomes the batch loop's index.
+// RUN: pdg-opt %s --split-input-file --pdg-vectorize | FileCheck %s --check-prefix=STATIC
+// STATIC-DAG: #[[WIN:.*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
+// STATIC-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0)>
+// STATIC-LABEL: pdg.graph @windowed
+// STATIC: %k = pdg.node "k" [t] (%{{.*}} = %x0[0 : 3] : !pdg.value<[b], tensor<4xf32>>) -> tensor<3x4xf32>
+// STATIC: %s = pdg.node "s" [t] (%[[K:.*]] = %k[max(0, t - 1) : t + 1] : !pdg.value<[t], tensor<3x4xf32>>) -> tensor<3xf32>
+// STATIC: linalg.generic {indexing_maps = [#[[WIN]], #[[ROW]]], iterator_types = ["parallel", "reduction", "reduction"]} ins(%[[K]] : tensor<?x3x4xf32>)
+// STATIC: %[[BI:.*]] = linalg.index 0 : index
+// STATIC: arith.index_cast %[[BI]]
+pdg.graph @windowed {
+  pdg.dim @b < 3
+  pdg.dim @t < 8
+  %x0 = pdg.input "x0" : !pdg.value<[b], tensor<4xf32>>
+  %k = pdg.node "k" [b, t] (%a = %x0[b] : !pdg.value<[b], tensor<4xf32>>) -> tensor<4xf32> {
+    pdg.yield %a : tensor<4xf32>
+  }
+  %s = pdg.node "s" [b, t] (%w = %k[b, max(0, t - 1) : t + 1] : !pdg.value<[b, t], tensor<4xf32>>) -> tensor<f32> {
+    %bi = pdg.point @b : index
+    %e = tensor.empty() : tensor<f32>
+    %z = arith.constant 0.0 : f32
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<f32>) -> tensor<f32>
+    %r = linalg.generic {indexing_maps = [affine_map<(s, d) -> (s, d)>, affine_map<(s, d) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%w : tensor<?x4xf32>) outs(%f : tensor<f32>) {
+    ^bb0(%a: f32, %acc: f32):
+      %i = arith.index_cast %bi : index to i64
+      %fi = arith.sitofp %i : i64 to f32
+      %m = arith.mulf %a, %fi : f32
+      %y = arith.addf %m, %acc : f32
+      linalg.yield %y : f32
+    } -> tensor<f32>
+    pdg.yield %r : tensor<f32>
+  }
+  pdg.output "s" %s : !pdg.value<[b, t], tensor<f32>>
+}

@@ -99,14 +99,14 @@ def _lookback(poly: Polyhedral, v: Value, dim: str, reads) -> tuple[int | None, 
     return size, "block" if block else "window"
 
 
-def _slice_bound(graph: Graph, poly: Polyhedral, v: Value, memo: dict) -> tuple[int, str]:
-    """The largest symbolic point size `v` can have: the biggest slice it
-    or any value it reads (transitively) takes. (order, text): a bound
-    symbol ranks above every constant."""
+def _slice_bounds(graph: Graph, poly: Polyhedral, v: Value, memo: dict) -> frozenset:
+    """What can bound a symbolic point size of `v`: the sizes of the
+    slices it or any value it reads (transitively) takes, as ints (a
+    window's size) and bound symbols (a slice as long as its dim)."""
     if id(v) in memo:
         return memo[id(v)]
-    memo[id(v)] = (0, "1")  # cycles: no contribution from the back edge
-    best = (0, "1")
+    memo[id(v)] = frozenset()  # cycles: no contribution from the back edge
+    found: set = set()
     for read in v.reads:
         for j, entry in enumerate(read.entries):
             if entry[0] != "slice":
@@ -115,27 +115,28 @@ def _slice_bound(graph: Graph, poly: Polyhedral, v: Value, memo: dict) -> tuple[
             back = None
             if sliced in read.consumer.domain:
                 back = poly.upper_bound(poly.distances(read, sliced))
-            cand = (
-                ((1 << 62), graph.dims[sliced].bound) if back is None else (back + 1, str(back + 1))
-            )
-            best = max(best, cand, key=lambda c: c[0])
+            found.add(graph.dims[sliced].bound if back is None else back + 1)
         if any(d is None for d in read.producer.shape):
-            best = max(best, _slice_bound(graph, poly, read.producer, memo), key=lambda c: c[0])
-    memo[id(v)] = best
-    return best
+            found |= _slice_bounds(graph, poly, read.producer, memo)
+    memo[id(v)] = frozenset(found)
+    return memo[id(v)]
 
 
 def _point_factors(graph: Graph, poly: Polyhedral, v: Value, memo: dict | None = None) -> list[str]:
     """Per point dim: its size, or for `?` the largest slice that can reach
-    the value (a window's size, else the sliced dim's bound)."""
+    the value: one bound, or `max(...)` of several (e.g. a batch B and a
+    window of 64 both reach a batched attention's scores)."""
     memo = {} if memo is None else memo
-    bound = None
     out = []
     for d in v.shape:
         if d is not None:
             out.append(str(d))
             continue
-        if bound is None:
-            bound = _slice_bound(graph, poly, v, memo)[1]
-        out.append(bound)
+        found = _slice_bounds(graph, poly, v, memo)
+        ints = [b for b in found if isinstance(b, int) or str(b).isdigit()]
+        symbols = sorted(str(b) for b in found if b not in ints)
+        parts = symbols + ([str(max(int(b) for b in ints))] if ints else [])
+        if not parts:
+            parts = ["1"]
+        out.append(parts[0] if len(parts) == 1 else f"max({', '.join(parts)})")
     return out

@@ -35,6 +35,13 @@ class Buffer:
     alloc_sizes: list[str] = field(default_factory=list)  # SSA sizes of the `?` dims
     shapes: str | None = None  # side buffer of dynamic point sizes
     shapes_type: MemRef | None = None
+    owner: Buffer | None = None  # for a growable side buffer: whose sizes it holds
+
+    def set_ssa(self, ssa: str) -> None:
+        """The memref now (growable stores change in the loop)."""
+        self.ssa = ssa
+        if self.owner is not None:
+            self.owner.shapes = ssa
 
     @property
     def dynamic_point_dims(self) -> list[int]:
@@ -57,9 +64,12 @@ def plan_buffer(
     dims: dict[str, Dim],
     roles: dict[str, str],
     extent_of,
+    largest=None,
 ) -> Buffer:
     """The buffer of `store`. `extent_of(name)` gives a parallel or full
-    dim's size: an int, or the SSA name of its launch symbol."""
+    dim's size: an int, or the SSA name of its launch symbol;
+    `largest(sizes)` the largest of several such sizes (an SSA name when
+    one is; None: unknown here)."""
     v = store.value
     modes: list[tuple[str, int | str | None]] = []
     for d, extent in zip(v.domain, store.extents, strict=True):
@@ -84,6 +94,13 @@ def plan_buffer(
             point.append(v.shape[k])
         elif re.fullmatch(r"\d+", factor):
             point.append(int(factor))
+        elif factor.startswith("max("):  # several bounds reach this dim
+            parts = [p.strip() for p in factor[4:-1].split(",")]
+            sizes = [int(p) if p.isdigit() else _symbol_max(p, dims, extent_of, v) for p in parts]
+            if all(isinstance(x, int) for x in sizes):
+                point.append(max(sizes))
+            else:
+                point.append(largest(sizes) if largest else "%unknown")
         else:
             point.append(_symbol_max(factor, dims, extent_of, v))
     shape = []

@@ -69,6 +69,7 @@ class Driver(ViewEmitter, LoopEmitter):
         self.declarations: list[str] = []
         self.uses_step = False
         self.grow_types: dict[str, tuple[int, int]] = {}  # type -> (k, rank)
+        self.side_buffers: list[Buffer] = []  # growable sizes of symbolic point dims
 
     # --- sizes and symbols ----------------------------------------------------
 
@@ -121,7 +122,7 @@ class Driver(ViewEmitter, LoopEmitter):
     def allocate(self, graph_args: dict[int, str]) -> None:
         w = self.prologue
         for store in self.m.stores.values():
-            buf = plan_buffer(store, self.m.graph.dims, self.m.roles, self.extent_of)
+            buf = plan_buffer(store, self.m.graph.dims, self.m.roles, self.extent_of, self.largest)
             self.buffers[id(store.value)] = buf
             if store.kind == "input":
                 buf.ssa = graph_args[id(store.value)]
@@ -143,16 +144,33 @@ class Driver(ViewEmitter, LoopEmitter):
             buf.ssa = w.op(f"memref.alloc({', '.join(sizes)}) : {buf.type}", "store")
             dynamic = buf.dynamic_point_dims
             if dynamic:
-                if buf.grow_dim is not None:
-                    raise PassError(
-                        f"'{store.value.name}' has a symbolic point shape and a growable "
-                        "store; the lowering cannot track its sizes yet",
-                        store.value.op.location,
-                    )
+                # The sizes of each slot's symbolic dims, indexed like the
+                # store (a growable one grows with it: see `side_buffers`).
                 shape = buf.type.shape[: len(buf.modes)] + (len(dynamic),)
                 buf.shapes_type = MemRef(shape, "index")
                 extra = [s for s in sizes[: len([x for x in shape if x is DYNAMIC])]]
                 buf.shapes = w.op(f"memref.alloc({', '.join(extra)}) : {buf.shapes_type}", "shapes")
+                if buf.grow_dim is not None:
+                    side = Buffer(
+                        store.value,
+                        store.kind,
+                        buf.modes,
+                        [len(dynamic)],
+                        buf.shapes_type,
+                        buf.shapes,
+                        extra,
+                        owner=buf,
+                    )
+                    self.side_buffers.append(side)
+
+    def largest(self, sizes: list) -> str:
+        """The largest of ints and SSA sizes, computed in the prologue."""
+        w = self.prologue
+        values = [w.index(x) for x in sizes]
+        best = values[0]
+        for other in values[1:]:
+            best = w.op(f"arith.maxsi {best}, {other} : index")
+        return best
 
     def buffer(self, v: Value) -> Buffer:
         return self.buffers[id(v)]

@@ -48,6 +48,7 @@ class LoopEmitter:
             return
         self.track_sequences(dim)
         growing = [b for b in self.buffers.values() if b.grow_dim is not None]
+        growing += self.side_buffers
         count = loop.count
         types = ["index", *(str(b.type) for b in growing)]
         inits = [w.const(0), *(b.ssa for b in growing)]
@@ -74,7 +75,7 @@ class LoopEmitter:
         loop.index = after[0]
         self.report_step(loop.index)
         for b, ssa in zip(growing, after[1:], strict=True):
-            b.ssa = self.grow(b, ssa, loop.index)
+            b.set_ssa(self.grow(b, ssa, loop.index))
         for n in nodes:
             self.run_node(n, {dim.name: loop.index})
         self.end_sequences(dim)
@@ -82,7 +83,7 @@ class LoopEmitter:
         w.line(f"scf.yield {', '.join([step, *(b.ssa for b in growing)])} : {', '.join(types)}")
         w.close()
         for k, b in enumerate(growing):
-            b.ssa = f"{results}#{k + 1}"
+            b.set_ssa(f"{results}#{k + 1}")
 
     def report_step(self, step: str) -> None:
         """Stores the step in @pdg_step, which a progress display polls."""

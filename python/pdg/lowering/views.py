@@ -58,11 +58,13 @@ class ViewEmitter:
         """The region `read` takes of its producer's store, as `to_type`."""
         buf = self.buffer(read.producer)
         offsets, sizes, kept = [], [], []
+        slot = []  # the store index of the (first) slot read, for its sizes
         wrap = None
         for j, entry in enumerate(read.affine):
             if entry[0] == "point":
                 c = self.affine("apply", [entry[1]], consumer, point)
                 offsets.append(self.index_of(buf, j, c))
+                slot.append(offsets[-1])
                 sizes.append(1)
                 kept.append(False)
                 continue
@@ -80,15 +82,12 @@ class ViewEmitter:
                     )
                 wrap = (j, lo, n, size)
             offsets.append(lo)
+            if buf.dynamic_point_dims:
+                slot.append(self.index_of(buf, j, lo))
             sizes.append(n)
             kept.append(True)
-        if buf.dynamic_point_dims and any(kept):
-            raise PassError(
-                f"'{consumer.name}' slices '{read.producer.name}', whose point shape is "
-                "symbolic; the lowering cannot stack such slots yet",
-                consumer.op.location,
-            )
-        slot = [o for o, k in zip(offsets, kept, strict=True) if not k]
+        # A slice stacks its slots into one tensor: they all have the shape
+        # of the first (the interpreter refuses to stack unequal ones).
         point_sizes = (
             self.point_sizes(buf, slot) if buf.dynamic_point_dims else list(buf.value.shape)
         )

@@ -20,9 +20,9 @@ def evaluate(monomials: dict, symbols: dict[str, int]) -> int | None:
     for syms, coeff in monomials.items():
         value = coeff
         for s in syms:
-            if s.startswith("("):  # an affine factor such as (B * 2)
+            if s.startswith("("):  # a factor such as (B * 2) or (max(B, 64))
                 try:
-                    value *= int(eval(s, {"__builtins__": {}}, dict(symbols)))  # noqa: S307
+                    value *= int(eval(s, {"__builtins__": {}, "max": max}, dict(symbols)))  # noqa: S307
                 except NameError:
                     return None
                 continue

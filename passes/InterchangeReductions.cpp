@@ -6,7 +6,8 @@
 // per output, walking W down its columns. Moving the reductions outside the
 // dim that is contiguous in the output (and in every input that reads it)
 // gives y[n] += x[k] * W[k, n] with n innermost: unit stride, independent
-// iterations, which LLVM vectorizes.
+// iterations, which LLVM vectorizes. Other parallel dims (a batch) go
+// between the two, so that each row of W serves every row of the batch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,13 +60,14 @@ struct InterchangeReductions
       int64_t inner = innermostCandidate(op);
       if (inner < 0)
         continue;
-      // Other parallel dims, then the reductions, then `inner`.
+      // The reductions, then the other parallel dims, then `inner`: a
+      // weight row W[k, :] is then read once for all the rows of a batch.
       llvm::SmallVector<unsigned> order;
       for (auto [i, it] : llvm::enumerate(iterators))
-        if (linalg::isParallelIterator(it) && (int64_t)i != inner)
+        if (linalg::isReductionIterator(it))
           order.push_back(i);
       for (auto [i, it] : llvm::enumerate(iterators))
-        if (linalg::isReductionIterator(it))
+        if (linalg::isParallelIterator(it) && (int64_t)i != inner)
           order.push_back(i);
       order.push_back(inner);
       if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))

@@ -10,7 +10,8 @@
 // batched op by op ("vmap"): linalg.generic gets a leading parallel loop
 // over the batch, an operand's batch dim sits where its read puts it (after
 // the slices of other dims), and shape ops (expand/collapse/reshape,
-// transpose, softmax, tensor.dim) shift their dims by one. Outputs and the
+// transpose, softmax, tensor.dim) shift their dims by one. A node that
+// reads nothing varying along b (a constant) keeps its point type. Outputs and the
 // `until` values of dynamic dims keep their per-sequence form through small
 // unpack nodes over [b, ...] that take row b, so every sequence still ends
 // on its own; batched nodes run while any sequence is alive, and what they
@@ -82,16 +83,22 @@ public:
       batchValue = {to, pos};
   }
 
-  LogicalResult batch(Block &old, RankedTensorType yieldType) {
+  /// A block argument holding the whole batch of an input: only its size.
+  void bindBatchSource(Value arg) { batchValue = {arg, 0}; }
+
+  LogicalResult batch(Block &old, RankedTensorType yieldType, bool varies) {
     for (Operation &op : old.without_terminator())
       if (failed(batchOp(op)))
         return failure();
     auto yield = cast<YieldOp>(old.getTerminator());
     Batched v = lookup(yield.getValue());
     Value out = v.value;
-    if (!v.batched())
+    if (!varies && v.batched())
+      return yield.emitOpError("pdg-vectorize: internal error: a value that does not vary "
+                               "along the dim came out batched");
+    if (varies && !v.batched())
       out = broadcast(yield.getLoc(), v.value);
-    else if (v.pos != 0)
+    else if (varies && v.pos != 0)
       return yield.emitOpError("pdg-vectorize: the yielded value's batch dim is not leading");
     if (out.getType() != yieldType)
       out = tensor::CastOp::create(b, yield.getLoc(), yieldType, out);
@@ -490,6 +497,39 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
       for (Region &region : node.getCases())
         (void)applyPatternsGreedily(region, frozen);
 
+    // A node varies along the dim if it reads an input over it or a node
+    // that varies (to a fixpoint); the others are the same for every b and
+    // keep their point type.
+    llvm::DenseSet<Value> varies;
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (NodeOp node : nodes) {
+        if (varies.contains(node.getResult()))
+          continue;
+        bool reads = llvm::any_of(node.getInputs(), [&](Value in) {
+          return varies.contains(in) ||
+                 (isa<InputOp>(in.getDefiningOp()) && over(cast<ValueType>(in.getType())));
+        });
+        if (reads) {
+          varies.insert(node.getResult());
+          changed = true;
+        }
+      }
+    }
+    auto pointOf = [&](Value v, RankedTensorType point) {
+      return varies.contains(v) ? withBatch(point, batch) : point;
+    };
+
+    // An input over [dim] alone: read whole, it tells a body the batch size.
+    Value batchSource;
+    for (auto input : graph.getBodyBlock().getOps<InputOp>()) {
+      auto t = cast<ValueType>(input.getType());
+      if (t.getRank() == 1 && over(t)) {
+        batchSource = input.getResult();
+        break;
+      }
+    }
+
     llvm::DenseMap<Value, Value> batched; // old node result -> new one
     llvm::SmallVector<NodeOp> made;
     OpBuilder b(ctx);
@@ -503,7 +543,7 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
       auto newType = ValueType::get(ctx, llvm::to_vector(llvm::map_range(domain, [](Attribute a) {
                                       return cast<StringAttr>(a);
                                     })),
-                                    withBatch(type.getPointType(), batch));
+                                    pointOf(node.getResult(), type.getPointType()));
       // Symbols: the old ones, and B for slices of inputs over the dim.
       llvm::SmallVector<Attribute> symbols(node.getSymbols().begin(), node.getSymbols().end());
       int64_t symbolPos = -1;
@@ -531,8 +571,7 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
       llvm::SmallVector<std::pair<Bounds, Bounds>> entries;
       llvm::SmallVector<int64_t> positions;
       llvm::SmallVector<Value> operands;
-      for (auto [i, input] : llvm::enumerate(node.getInputs())) {
-        AccessAttr a = node.getAccess(i);
+      auto addRead = [&](Value input, AccessAttr a) {
         auto producer = cast<ValueType>(input.getType());
         llvm::SmallVector<llvm::SmallVector<AffineExpr>> lbs, ubs;
         int64_t pos = -1;
@@ -557,7 +596,7 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
           lbs.push_back(lo);
           ubs.push_back(hi);
         }
-        if (over(producer) && isa<NodeOp>(input.getDefiningOp()))
+        if (over(producer) && isa<NodeOp>(input.getDefiningOp()) && varies.contains(input))
           pos = slicesBefore;
         for (auto &hi : ubs)
           for (AffineExpr &x : hi)
@@ -566,7 +605,32 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
         positions.push_back(pos);
         operands.push_back(input);
         entries.push_back({lbs, ubs});
+      };
+      // Reads case by case; a case of a varying node that reads nothing
+      // batched (a constant base case) also reads the batch source, so that
+      // its body knows the batch size.
+      llvm::SmallVector<unsigned> caseStart;
+      bool nodeVaries = varies.contains(node.getResult());
+      for (unsigned k = 0; k < node.getCases().size(); ++k) {
+        caseStart.push_back(operands.size());
+        unsigned begin = node.getCaseInputStart(k);
+        unsigned count = node.getCases()[k].front().getNumArguments();
+        bool anyBatched = false;
+        for (unsigned i = begin; i < begin + count; ++i) {
+          addRead(node.getInputs()[i], node.getAccess(i));
+          anyBatched |= positions.back() >= 0;
+        }
+        if (nodeVaries && ShapedType::isDynamic(batch) && !anyBatched) {
+          if (!batchSource)
+            return node.emitOpError("pdg-vectorize: a case reads nothing over '")
+                   << this->dim << "' and no input over ['" << this->dim
+                   << "'] alone gives the batch size";
+          operands.push_back(batchSource);
+          positions.push_back(0);
+          entries.push_back({{{getAffineConstantExpr(0, ctx)}}, {{needSymbol()}}});
+        }
       }
+      caseStart.push_back(operands.size());
       // Built once the symbols are known (a slice [0 : B] may add B).
       unsigned ns = symbols.size();
       for (auto &[lbs, ubs] : entries)
@@ -602,7 +666,7 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
         fresh.getCases()[k].push_back(block);
         OpBuilder bb = OpBuilder::atBlockEnd(block);
         BodyBatcher batcher(bb, batch, this->dim);
-        unsigned start = node.getCaseInputStart(k);
+        unsigned start = caseStart[k];
         for (unsigned i = 0; i < old.getNumArguments(); ++i) {
           unsigned input = start + i;
           auto producer = cast<ValueType>(operands[input].getType());
@@ -612,12 +676,18 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
           else if (isa_and_nonnull<NodeOp>(operands[input].getDefiningOp()) && over(producer))
             readType = ValueType::get(ctx,
                                       llvm::to_vector(llvm::drop_begin(producer.getDomain())),
-                                      withBatch(producer.getPointType(), batch));
+                                      pointOf(operands[input], producer.getPointType()));
           Type argType = accessedType(readType, cast<AccessAttr>(accesses[input]));
           Value arg = block->addArgument(argType, old.getArgument(i).getLoc());
           batcher.bindArgument(old.getArgument(i), arg, positions[input]);
         }
-        if (failed(batcher.batch(old, newType.getPointType()))) {
+        if (caseStart[k + 1] - start > old.getNumArguments()) { // the batch source, last
+          unsigned input = caseStart[k + 1] - 1;
+          auto readType = cast<ValueType>(operands[input].getType());
+          Type argType = accessedType(readType, cast<AccessAttr>(accesses[input]));
+          batcher.bindBatchSource(block->addArgument(argType, node.getLoc()));
+        }
+        if (failed(batcher.batch(old, newType.getPointType(), varies.contains(node.getResult())))) {
           for (NodeOp m : made)
             m->erase();
           return failure();
@@ -637,7 +707,8 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
       if (!needed)
         continue;
       b.setInsertionPointAfter(batched[node.getResult()].getDefiningOp());
-      NodeOp unpack = makeUnpack(b, node, batched[node.getResult()]);
+      NodeOp unpack = makeUnpack(b, node, batched[node.getResult()],
+                                 varies.contains(node.getResult()));
       node.getResult().replaceUsesWithIf(unpack.getResult(), [](OpOperand &use) {
         return isa<OutputOp, DimOp>(use.getOwner());
       });
@@ -650,7 +721,7 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
   }
 
   /// A node over the old domain taking row b of the batched value.
-  NodeOp makeUnpack(OpBuilder &b, NodeOp old, Value batchedValue) {
+  NodeOp makeUnpack(OpBuilder &b, NodeOp old, Value batchedValue, bool varies) {
     MLIRContext *ctx = &getContext();
     ValueType type = old.getValueType();
     unsigned nd = type.getRank();
@@ -676,6 +747,10 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
     auto rowsType = cast<ValueType>(batchedValue.getType()).getPointType();
     Value rows = block->addArgument(rowsType, old.getLoc());
     OpBuilder bb = OpBuilder::atBlockEnd(block);
+    if (!varies) { // the same for every b
+      YieldOp::create(bb, old.getLoc(), rows);
+      return unpack;
+    }
     Value row = PointOp::create(bb, old.getLoc(), bb.getIndexType(),
                                 FlatSymbolRefAttr::get(ctx, this->dim));
     RankedTensorType point = type.getPointType();

@@ -441,6 +441,12 @@ MODES: dict[str, Mode] = {
         ),
         # The lowering: stores, loops, bufferized bodies.
         Mode("lower", ("--pdg-plan-storage", "--pdg-schedule", "--pdg-lower-to-loops"), True),
+        # Batching first, then the lowering of the batched graph.
+        Mode(
+            "vectorize",
+            ("--pdg-vectorize", "--pdg-plan-storage", "--pdg-schedule", "--pdg-lower-to-loops"),
+            True,
+        ),
     )
 }
 

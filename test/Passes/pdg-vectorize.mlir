@@ -83,3 +83,38 @@ pdg.graph @windowed {
   }
   pdg.output "s" %s : !pdg.value<[b, t], tensor<f32>>
 }
+
+// -----
+
+// A constant case of a varying node reads the batch source (an input over
+// [b]) to know B; a node that varies with nothing over b keeps its type.
+// RUN: pdg-opt %s --split-input-file --pdg-vectorize | FileCheck %s --check-prefix=CONST
+// CONST-LABEL: pdg.graph @constants
+// CONST: %same = pdg.node "same" [t] -> tensor<i64> {
+// CONST: %same_row = pdg.node "same_row" [b, t] (%[[R:.*]] = %same[t] : !pdg.value<[t], tensor<i64>>) -> tensor<i64> {
+// CONST-NEXT: pdg.yield %[[R]] : tensor<i64>
+// CONST: %next = pdg.node "next" [t] -> tensor<?xi64>
+// CONST-NEXT: case (t == 0) (%[[S:.*]] = %prompt[0 : B] : !pdg.value<[b], tensor<i64>>) {
+// CONST: %[[N:.*]] = tensor.dim %[[S]], %{{.*}} : tensor<?xi64>
+// CONST: %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?xi64>
+// CONST: linalg.broadcast ins(%{{.*}} : tensor<i64>) outs(%[[E]] : tensor<?xi64>) dimensions = [0]
+pdg.graph @constants {
+  pdg.dim @b < launch B max 8
+  pdg.dim @t < 4
+  %prompt = pdg.input "prompt" : !pdg.value<[b], tensor<i64>>
+  %same = pdg.node "same" [b, t] -> tensor<i64> {
+    %c = arith.constant dense<7> : tensor<i64>
+    pdg.yield %c : tensor<i64>
+  }
+  %next = pdg.node "next" [b, t] -> tensor<i64>
+    case (t == 0) {
+      %z = arith.constant dense<0> : tensor<i64>
+      pdg.yield %z : tensor<i64>
+    }
+    default (%p = %next[b, t - 1] : !pdg.value<[b, t], tensor<i64>>, %q = %prompt[b] : !pdg.value<[b], tensor<i64>>) {
+      %s = arith.addi %p, %q : tensor<i64>
+      pdg.yield %s : tensor<i64>
+    }
+  pdg.output "same" %same : !pdg.value<[b, t], tensor<i64>>
+  pdg.output "next" %next : !pdg.value<[b, t], tensor<i64>>
+}

@@ -50,3 +50,17 @@ def test_02_decode_steps_batch_and_sequences_end_apart():
     assert before.bounds["T"].tolist() == after.bounds["T"].tolist() == [24, 3, 24]
     for a, b in zip(before.outputs["tokens"], after.outputs["tokens"], strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_03_constant_cases_and_values_that_do_not_vary():
+    text = (REPO_ROOT / "test" / "Passes" / "pdg-vectorize.mlir").read_text()
+    program = text.split("// -----")[2]
+    inputs = {"prompt": np.array([3, 5, 7], np.int64)}
+    ctx = make_context()
+    before = interpret(parse_text(program, "before", ctx), inputs, symbols={"B": 3})
+    module = parse_text(program, "after", ctx)
+    _vectorized(module)
+    after = interpret(module, inputs, symbols={"B": 3})
+    for name in ("same", "next"):
+        np.testing.assert_array_equal(before.outputs[name], after.outputs[name])
+    np.testing.assert_array_equal(after.outputs["next"][:, 3], [9, 15, 21])

@@ -99,7 +99,7 @@ public:
     if (varies && !v.batched())
       out = broadcast(yield.getLoc(), v.value);
     else if (varies && v.pos != 0)
-      return yield.emitOpError("pdg-vectorize: the yielded value's batch dim is not leading");
+      out = leading(yield.getLoc(), v).value;
     if (out.getType() != yieldType)
       out = tensor::CastOp::create(b, yield.getLoc(), yieldType, out);
     YieldOp::create(b, yield.getLoc(), out);
@@ -139,6 +139,24 @@ private:
       sizes.push_back(t.isDynamicDim(i) ? OpFoldResult(tensor::DimOp::create(b, loc, like, i))
                                         : OpFoldResult(b.getIndexAttr(t.getDimSize(i))));
     return tensor::EmptyOp::create(b, loc, sizes, t.getElementType());
+  }
+
+  /// `v` with its batch dim moved to the front (a transpose if it is not).
+  Batched leading(Location loc, Batched v) {
+    if (v.pos <= 0)
+      return v;
+    auto t = cast<RankedTensorType>(v.value.getType());
+    llvm::SmallVector<int64_t> perm{v.pos};
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      if (i != v.pos)
+        perm.push_back(i);
+    llvm::SmallVector<OpFoldResult> sizes;
+    for (int64_t i : perm)
+      sizes.push_back(t.isDynamicDim(i) ? OpFoldResult(tensor::DimOp::create(b, loc, v.value, i))
+                                        : OpFoldResult(b.getIndexAttr(t.getDimSize(i))));
+    Value init = tensor::EmptyOp::create(b, loc, sizes, t.getElementType());
+    Value moved = linalg::TransposeOp::create(b, loc, v.value, init, perm)->getResult(0);
+    return {moved, 0};
   }
 
   /// `v` (unbatched) repeated along a new leading batch dim.
@@ -205,9 +223,7 @@ private:
     if (auto red = dyn_cast<linalg::ReduceOp>(op)) {
       llvm::SmallVector<Value> ins, inits;
       for (Value in : red.getInputs()) {
-        Batched v = lookup(in);
-        if (v.batched() && v.pos != 0)
-          return op.emitOpError("pdg-vectorize: reduce of a value batched inside");
+        Batched v = leading(loc, lookup(in));
         ins.push_back(v.batched() ? v.value : broadcast(loc, v.value));
       }
       for (Value init : red.getInits())
@@ -227,9 +243,7 @@ private:
       return success();
     }
     if (auto sm = dyn_cast<linalg::SoftmaxOp>(op)) {
-      Batched in = lookup(sm.getInput());
-      if (in.pos != 0)
-        return op.emitOpError("pdg-vectorize: softmax of a value batched inside");
+      Batched in = leading(loc, lookup(sm.getInput()));
       Value init = batchedInit(loc, sm.getOutput());
       auto r = linalg::SoftmaxOp::create(b, loc, init.getType(), in.value, init,
                                          sm.getDimension() + 1);
@@ -237,9 +251,7 @@ private:
       return success();
     }
     if (auto tr = dyn_cast<linalg::TransposeOp>(op)) {
-      Batched in = lookup(tr.getInput());
-      if (in.pos != 0)
-        return op.emitOpError("pdg-vectorize: transpose of a value batched inside");
+      Batched in = leading(loc, lookup(tr.getInput()));
       llvm::SmallVector<int64_t> perm{0};
       for (int64_t p : tr.getPermutation())
         perm.push_back(p + 1);
@@ -249,9 +261,7 @@ private:
       return success();
     }
     if (auto ex = dyn_cast<tensor::ExpandShapeOp>(op)) {
-      Batched in = lookup(ex.getSrc());
-      if (in.pos != 0)
-        return op.emitOpError("pdg-vectorize: reshape of a value batched inside");
+      Batched in = leading(loc, lookup(ex.getSrc()));
       llvm::SmallVector<ReassociationIndices> groups;
       auto old = ex.getReassociationIndices();
       int64_t outRank = ex.getResultType().getRank();
@@ -278,9 +288,7 @@ private:
       return success();
     }
     if (auto co = dyn_cast<tensor::CollapseShapeOp>(op)) {
-      Batched in = lookup(co.getSrc());
-      if (in.pos != 0)
-        return op.emitOpError("pdg-vectorize: reshape of a value batched inside");
+      Batched in = leading(loc, lookup(co.getSrc()));
       llvm::SmallVector<ReassociationIndices> groups;
       auto old = co.getReassociationIndices();
       int64_t inRank = co.getSrcType().getRank();
@@ -303,10 +311,10 @@ private:
       return success();
     }
     if (auto re = dyn_cast<tensor::ReshapeOp>(op)) {
-      Batched in = lookup(re.getSource());
+      Batched in = leading(loc, lookup(re.getSource()));
       Batched shape = lookup(re.getShape());
       auto shapeType = cast<RankedTensorType>(re.getShape().getType());
-      if (in.pos != 0 || shape.batched() || !shapeType.hasStaticShape())
+      if (shape.batched() || !shapeType.hasStaticShape())
         return op.emitOpError("pdg-vectorize: this reshape cannot be batched");
       Type i = shapeType.getElementType();
       OpFoldResult bExtent = batchExtent(loc);

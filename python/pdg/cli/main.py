@@ -99,13 +99,14 @@ def cli() -> None:
 @click.argument("program", metavar="PROGRAM.mlir|PROGRAM.py")
 @click.option("-o", "--output", required=True, metavar="OUT.pdgx", help="The artifact directory.")
 @click.option("--gpu/--no-gpu", default=True, help="Also write PTX kernels (sm_80, sm_90).")
-def compile_command(program: str, output: str, gpu: bool) -> None:
+@click.option("--vectorize", is_flag=True, help="Fold the batch dim b into the point type first.")
+def compile_command(program: str, output: str, gpu: bool, vectorize: bool) -> None:
     """Compile PROGRAM to an artifact (host library, kernels, manifest)."""
     from pdg.cli.programs import load_program
     from pdg.lowering.artifact import compile_module
 
     module = load_program(program)
-    compiled = compile_module(module, Path(output), gpu=gpu)
+    compiled = compile_module(module, Path(output), gpu=gpu, vectorize=vectorize)
     for phase, seconds in compiled.seconds.items():
         click.echo(f"  {phase:<26} {seconds:7.2f} s")
     total = sum(compiled.seconds.values())

@@ -34,8 +34,9 @@ from .lower import lower_to_loops
 from .native import build_library, to_llvm
 from .support import support_source
 
-# Whole-graph optimization and planning before the lowering.
-OPTIMIZE = "builtin.module(pdg-dedup,pdg-dce,canonicalize,pdg-plan-storage,pdg-schedule)"
+# Whole-graph optimization and planning before the lowering ({vectorize}:
+# pdg-vectorize or nothing).
+OPTIMIZE = "builtin.module(pdg-dedup,pdg-dce,{vectorize}canonicalize,pdg-plan-storage,pdg-schedule)"
 
 
 class CompileError(Exception):
@@ -53,10 +54,13 @@ class Compiled:
     seconds: dict[str, float] = field(default_factory=dict)
 
 
-def compile_module(module: ir.Module, out: Path, gpu: bool = True) -> Compiled:
+def compile_module(
+    module: ir.Module, out: Path, gpu: bool = True, vectorize: bool = False
+) -> Compiled:
     """Compiles the single pdg.graph of `module` into the artifact `out`
     (a directory, replaced if it exists); with `gpu`, also PTX kernels of
-    the node bodies for each architecture in pdg.lowering.gpu."""
+    the node bodies for each architecture in pdg.lowering.gpu; with
+    `vectorize`, the batch dim `b` is folded into the point type first."""
     graphs = [op for op in module.body.operations if op.operation.name == "pdg.graph"]
     if len(graphs) != 1:
         raise CompileError(
@@ -72,7 +76,8 @@ def compile_module(module: ir.Module, out: Path, gpu: bool = True) -> Compiled:
         seconds[name] = now - clock
         clock = now
 
-    errors = run_pipeline(module, parse_pipeline(OPTIMIZE))
+    pipeline = OPTIMIZE.format(vectorize="pdg-vectorize," if vectorize else "")
+    errors = run_pipeline(module, parse_pipeline(pipeline))
     if errors:
         raise CompileError("\n".join(d.render() for d in errors), errors)
     graph = read_graph(graphs[0].operation)

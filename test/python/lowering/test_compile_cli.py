@@ -30,6 +30,19 @@ def test_01_compile_then_run_matches_the_interpreter(tmp_path, capsys):
     assert peak.startswith("peak memory ") and peak.endswith(" MiB)")
 
 
+def test_01b_vectorized_compile_matches_too(tmp_path, capsys):
+    artifact = tmp_path / "loops.pdgx"
+    assert main(["compile", str(PROGRAM), "--vectorize", "-o", str(artifact)]) == 0
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, x0=np.array([0.0, 9.5, -20.0], np.float32))
+    args = ["--symbols", "B=3", "--inputs", str(inputs)]
+    capsys.readouterr()
+    assert main(["run", str(artifact), *args]) == 0
+    compiled = capsys.readouterr().out
+    assert main(["run", "--interpret", str(PROGRAM), *args]) == 0
+    assert compiled.rstrip("\n").rsplit("\n", 1)[0] + "\n" == capsys.readouterr().out
+
+
 def test_02_compile_a_python_program(tmp_path, capsys):
     script = tmp_path / "prog.py"
     script.write_text(

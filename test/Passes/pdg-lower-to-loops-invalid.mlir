@@ -41,3 +41,14 @@ pdg.graph @huge {
     }
   pdg.output "x" %x : !pdg.value<[t], tensor<f32>>
 }
+
+// -----
+
+// A store too large for any memref (MLIR would assert computing its size):
+// refused (found by the fuzzer).
+// CHECK: pdg-lower-to-loops-invalid.mlir:[[# @LINE + 3]]:{{[0-9]+}}: error: pdg-lower-to-loops: the store of 'x' would hold 18446744073709551614 elements
+pdg.graph @huge_store {
+  pdg.dim @b < 9223372036854775807
+  %x = pdg.input "x" {pdg.store = #pdg.store<input, [9223372036854775807]>} : !pdg.value<[b], tensor<2xf32>>
+  pdg.output "x" %x : !pdg.value<[b], tensor<2xf32>>
+}

@@ -130,3 +130,21 @@ def _symbol_max(symbol: str, dims: dict[str, Dim], extent_of, v: Value) -> int |
         "maximum; give the dim a `max` so the lowering can size its slots",
         v.op.location,
     )
+
+
+LARGEST_STATIC = 1 << 40  # elements: past this a memref type's size computation overflows
+
+
+def check_static_size(buf: Buffer) -> None:
+    """Refuses a store whose static sizes alone exceed what a memref can
+    describe (MLIR asserts on the overflow in its stride computation)."""
+    count = 1
+    for d in buf.type.shape:
+        if d is not DYNAMIC:
+            count *= max(d, 1)
+    if count > LARGEST_STATIC:
+        raise PassError(
+            f"the store of '{buf.value.name}' would hold {count} elements ({buf.type}); "
+            "use a launch dim (sized when run) or smaller static sizes",
+            buf.value.op.location,
+        )

@@ -19,7 +19,7 @@ from pdg.analysis.graph import Dim, Value
 from pdg.passes.registry import PassError
 
 from .bodies import Wrapper
-from .buffers import GROW_FROM, Buffer, plan_buffer
+from .buffers import GROW_FROM, Buffer, check_static_size, plan_buffer
 from .loops import Loop, LoopEmitter
 from .model import Case, LoweringModel, Node
 from .text import DYNAMIC, MemRef, Writer, c_identifier, symbol
@@ -123,6 +123,7 @@ class Driver(ViewEmitter, LoopEmitter):
         w = self.prologue
         for store in self.m.stores.values():
             buf = plan_buffer(store, self.m.graph.dims, self.m.roles, self.extent_of, self.largest)
+            check_static_size(buf)
             self.buffers[id(store.value)] = buf
             if store.kind == "input":
                 buf.ssa = graph_args[id(store.value)]

@@ -23,7 +23,9 @@ from .text import symbol
 # Bufferization of the wrapped bodies. Function arguments take any strided
 # layout, so the driver can pass views of its stores without copying.
 BUFFERIZE = (
-    "inline,symbol-dce,func.func(convert-elementwise-to-linalg),pdg-decompose-aggregates,"
+    # tanh as exp (which libmvec vectorizes; scalar tanhf calls do not).
+    "inline,symbol-dce,func.func(convert-elementwise-to-linalg,math-expand-ops{ops=tanh}),"
+    "pdg-decompose-aggregates,"
     "pdg-interchange-reductions,pdg-reassociate-reductions,cse,"
     "canonicalize,eliminate-empty-tensors,"
     "empty-tensor-to-alloc-tensor,"

@@ -64,6 +64,29 @@ AffineMap withBatchLoop(AffineMap map, int64_t pos) {
   return AffineMap::get(map.getNumDims() + 1, map.getNumSymbols(), results, ctx);
 }
 
+/// The reassociation of an expand/collapse with a leading batch dim added
+/// to both sides; `rank` is that of the side with more dims. A rank-0 side
+/// (no groups) puts every dim, the batch's too, in one group.
+llvm::SmallVector<ReassociationIndices>
+batchedGroups(llvm::ArrayRef<ReassociationIndices> old, int64_t rank) {
+  llvm::SmallVector<ReassociationIndices> groups;
+  if (old.empty()) {
+    ReassociationIndices all;
+    for (int64_t i = 0; i <= rank; ++i)
+      all.push_back(i);
+    groups.push_back(all);
+    return groups;
+  }
+  groups.push_back({0});
+  for (const ReassociationIndices &g : old) {
+    ReassociationIndices shifted;
+    for (int64_t i : g)
+      shifted.push_back(i + 1);
+    groups.push_back(shifted);
+  }
+  return groups;
+}
+
 RankedTensorType withBatch(RankedTensorType t, int64_t batch, int64_t pos = 0) {
   llvm::SmallVector<int64_t> shape(t.getShape());
   shape.insert(shape.begin() + pos, batch);
@@ -262,23 +285,7 @@ private:
     }
     if (auto ex = dyn_cast<tensor::ExpandShapeOp>(op)) {
       Batched in = leading(loc, lookup(ex.getSrc()));
-      llvm::SmallVector<ReassociationIndices> groups;
-      auto old = ex.getReassociationIndices();
-      int64_t outRank = ex.getResultType().getRank();
-      if (old.empty()) {
-        ReassociationIndices all;
-        for (int64_t i = 0; i <= outRank; ++i)
-          all.push_back(i);
-        groups.push_back(all);
-      } else {
-        groups.push_back({0});
-        for (auto &g : old) {
-          ReassociationIndices shifted;
-          for (int64_t i : g)
-            shifted.push_back(i + 1);
-          groups.push_back(shifted);
-        }
-      }
+      auto groups = batchedGroups(ex.getReassociationIndices(), ex.getResultType().getRank());
       llvm::SmallVector<OpFoldResult> shape{batchExtent(loc)};
       for (OpFoldResult s : ex.getMixedOutputShape())
         shape.push_back(isa<Value>(s) ? OpFoldResult(lookup(cast<Value>(s)).value) : s);
@@ -289,23 +296,7 @@ private:
     }
     if (auto co = dyn_cast<tensor::CollapseShapeOp>(op)) {
       Batched in = leading(loc, lookup(co.getSrc()));
-      llvm::SmallVector<ReassociationIndices> groups;
-      auto old = co.getReassociationIndices();
-      int64_t inRank = co.getSrcType().getRank();
-      if (old.empty()) {
-        ReassociationIndices all;
-        for (int64_t i = 0; i <= inRank; ++i)
-          all.push_back(i);
-        groups.push_back(all);
-      } else {
-        groups.push_back({0});
-        for (auto &g : old) {
-          ReassociationIndices shifted;
-          for (int64_t i : g)
-            shifted.push_back(i + 1);
-          groups.push_back(shifted);
-        }
-      }
+      auto groups = batchedGroups(co.getReassociationIndices(), co.getSrcType().getRank());
       auto r = tensor::CollapseShapeOp::create(b, loc, in.value, groups);
       values[co.getResult()] = {r.getResult(), 0};
       return success();

@@ -7,16 +7,14 @@ the window."""
 
 from __future__ import annotations
 
-import numpy as np
 import pdg.runtime
 import pytest
 from decode_programs import small_decode
-from pdg.interpreter import interpret
 from pdg.ir import make_context, parse_text
 from pdg.lowering.artifact import compile_module
 from pdg.passes.pipeline import parse_pipeline, run_pipeline
 
-from .test_compiled_decode import BATCHES, EOS, MAX_LEN, _relative_error, _same_tokens
+from .test_compiled_decode import BATCHES, EOS, MAX_LEN, check_against_interpreter
 
 
 @pytest.fixture(scope="module", params=["full", "window:3+sample"])
@@ -43,11 +41,4 @@ def vectorized(request, tmp_path_factory):
 @pytest.mark.parametrize("batch", range(len(BATCHES)))
 def test_01_vectorized_decode_matches_interpreter(vectorized, batch):
     decode, text, program = vectorized
-    prompts = BATCHES[batch]
-    inputs = decode.inputs(decode.model.init_weights(seed=5, scale=0.7), prompts)
-    symbols = {"B": len(prompts)}
-    ref = interpret(parse_text(text, "ref", make_context()), inputs, symbols=symbols)
-    got = program.run(inputs, symbols)
-    np.testing.assert_array_equal(np.asarray(ref.bounds["T"]), np.asarray(got.bounds["T"]))
-    _same_tokens(ref.outputs["tokens"], got.outputs["tokens"])
-    assert _relative_error(ref.outputs["logits"], got.outputs["logits"]) < 1e-5
+    check_against_interpreter(decode, text, program, BATCHES[batch])

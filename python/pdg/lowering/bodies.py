@@ -40,13 +40,12 @@ DEALLOCATE = "buffer-deallocation-pipeline,cse,canonicalize"
 @dataclass
 class Wrapper:
     """A bufferized body: its symbol, parameter types (memrefs for the case
-    inputs and the destination, index for coordinates) and how many
-    dynamic result sizes it returns (the last results)."""
+    inputs and the destination, index for coordinates) and how many sizes
+    of the result's symbolic dims it returns (its only results)."""
 
     name: str
     params: list[str]
-    results: list[str]
-    dynamic_sizes: int
+    sizes: int
 
 
 def wrapper_text(body: str, inputs: list[str], result: ir.RankedTensorType, slot: list) -> str:
@@ -123,14 +122,10 @@ def bufferize_bodies(
     for body in wrappers:
         fn = by_name[f"{body}_into"].operation
         ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-        params = [str(t) for t in ftype.inputs]
-        results = [str(t) for t in ftype.results]
         _check_in_place(fn, body)
         # Only the entry calls it: private lets LLVM inline it there.
         fn.attributes["sym_visibility"] = ir.StringAttr.get("private", ctx)
-        out[body] = Wrapper(
-            f"{body}_into", params, results, sum(1 for r in results if r == "index")
-        )
+        out[body] = Wrapper(f"{body}_into", [str(t) for t in ftype.inputs], len(ftype.results))
     return module, out
 
 

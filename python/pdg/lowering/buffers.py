@@ -13,7 +13,7 @@ can take; the actual sizes of each slot live in a side buffer."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from pdg.analysis.graph import Dim, Value
 from pdg.analysis.storage import Store
@@ -32,7 +32,6 @@ class Buffer:
     point: list[int | str]  # slot size per point dim: int, or an SSA index
     type: MemRef
     ssa: str = ""  # the memref now (growable stores change in the loop)
-    alloc_sizes: list[str] = field(default_factory=list)  # SSA sizes of the `?` dims
     shapes: str | None = None  # side buffer of dynamic point sizes
     shapes_type: MemRef | None = None
     owner: Buffer | None = None  # for a growable side buffer: whose sizes it holds

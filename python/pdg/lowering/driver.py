@@ -20,7 +20,7 @@ from pdg.passes.registry import PassError
 
 from .bodies import Wrapper
 from .buffers import GROW_FROM, Buffer, check_static_size, plan_buffer
-from .loops import Loop, LoopEmitter
+from .loops import LENGTHS, Loop, LoopEmitter
 from .model import Case, LoweringModel, Node
 from .text import DYNAMIC, MemRef, Writer, c_identifier, symbol
 from .views import ViewEmitter
@@ -97,7 +97,7 @@ class Driver(ViewEmitter, LoopEmitter):
                     v.op.location,
                 )
             index = [point[g] for g in groups] or [self.w.const(0)]
-            n = self.w.op(f"memref.load {loop.lengths}[{', '.join(index)}] : {loop.lengths_type}")
+            n = self.w.op(f"memref.load {loop.lengths}[{', '.join(index)}] : {LENGTHS}")
             return self.w.op(f"arith.index_cast {n} : i64 to index")
         raise PassError(
             f"'{v.name}' reads the symbol {name} before it is known; a dynamic bound "
@@ -141,7 +141,6 @@ class Driver(ViewEmitter, LoopEmitter):
                 else:
                     sizes.append(size)
             sizes += [p for p in buf.point if isinstance(p, str)]
-            buf.alloc_sizes = sizes
             buf.ssa = w.op(f"memref.alloc({', '.join(sizes)}) : {buf.type}", "store")
             dynamic = buf.dynamic_point_dims
             if dynamic:
@@ -149,7 +148,7 @@ class Driver(ViewEmitter, LoopEmitter):
                 # store (a growable one grows with it: see `side_buffers`).
                 shape = buf.type.shape[: len(buf.modes)] + (len(dynamic),)
                 buf.shapes_type = MemRef(shape, "index")
-                extra = [s for s in sizes[: len([x for x in shape if x is DYNAMIC])]]
+                extra = sizes[: sum(1 for x in shape if x is DYNAMIC)]
                 buf.shapes = w.op(f"memref.alloc({', '.join(extra)}) : {buf.shapes_type}", "shapes")
                 if buf.grow_dim is not None:
                     side = Buffer(
@@ -159,7 +158,6 @@ class Driver(ViewEmitter, LoopEmitter):
                         [len(dynamic)],
                         buf.shapes_type,
                         buf.shapes,
-                        extra,
                         owner=buf,
                     )
                     self.side_buffers.append(side)
@@ -243,19 +241,17 @@ class Driver(ViewEmitter, LoopEmitter):
         ]
         args += [point[d] for d in v.domain]
         buf = self.buffer(v)
-        args.append(self.slot_view(buf, point, wrapper.params[-1]))
-        signature = f"({', '.join(wrapper.params)}) -> ({', '.join(wrapper.results)})"
+        slot = self.slot_of(buf, point)
+        args.append(self.slot_view(buf, slot, wrapper.params[-1]))
+        sizes = ", ".join(["index"] * wrapper.sizes)
+        signature = f"({', '.join(wrapper.params)}) -> ({sizes})"
         results = w.fresh("r")
-        bind = f"{results}:{len(wrapper.results)} = " if wrapper.results else ""
+        bind = f"{results}:{wrapper.sizes} = " if wrapper.sizes else ""
         w.line(f"{bind}func.call {symbol(wrapper.name)}({', '.join(args)}) : {signature}")
-        if wrapper.dynamic_sizes:
-            slot = [self.index_of(buf, j, point[d]) for j, d in enumerate(v.domain)]
-            first = len(wrapper.results) - wrapper.dynamic_sizes
-            for k in range(wrapper.dynamic_sizes):
-                at = ", ".join([*slot, w.const(k)])
-                w.line(
-                    f"memref.store {results}#{first + k}, {buf.shapes}[{at}] : {buf.shapes_type}"
-                )
+        # The sizes of the result's symbolic dims, for whoever reads the slot.
+        for k in range(wrapper.sizes):
+            at = ", ".join([*slot, w.const(k)])
+            w.line(f"memref.store {results}#{k}, {buf.shapes}[{at}] : {buf.shapes_type}")
 
     def call_udf(self, node: Node, case: Case, point: dict[str, str]) -> None:
         """A call to `pdg_<graph>_udf_<k>`: the runtime's host callback in table slot
@@ -279,7 +275,7 @@ class Driver(ViewEmitter, LoopEmitter):
             types.append(str(to))
             specs.append({"rank": rank, "element": read.producer.element})
         out = MemRef((DYNAMIC,) * len(buf.point), buf.type.element).fully_dynamic()
-        args.append(self.slot_view(buf, point, str(out)))
+        args.append(self.slot_view(buf, self.slot_of(buf, point), str(out)))
         types.append(str(out))
         args += [point[d] for d in v.domain]
         types += ["index"] * len(v.domain)
@@ -389,7 +385,7 @@ class Driver(ViewEmitter, LoopEmitter):
         values = [b.ssa for _, b in outputs] + ([self.loop.lengths] if lengths else [])
         types = [str(b.type) for _, b in outputs]
         if lengths:
-            types.append(str(self.loop.lengths_type))
+            types.append(str(LENGTHS))
         w.line(f"return {', '.join(values)} : {', '.join(types)}" if values else "return")
         name = self.prefix
         header = (

@@ -77,22 +77,23 @@ def _gather_kernels(module: ir.Module) -> int:
 def kernels_ptx(lowered_text: str, context: ir.Context) -> tuple[dict[str, str], int]:
     """PTX per architecture for the bodies of a module lowered by
     pdg-lower-to-loops (given as text), and the number of kernels."""
+    with context, ir.Location.unknown():
+        module = ir.Module.parse(lowered_text)
+    for op in list(module.body.operations):
+        if "llvm.emit_c_interface" in op.operation.attributes:
+            op.operation.erase()  # the entry (and its external callees) stays on the host
+    _run(module, TO_KERNELS)
+    count = _gather_kernels(module)
+    if not count:
+        return {}, 0
+    kernels = str(module)  # outlined once; each architecture lowers a copy
     ptx: dict[str, str] = {}
-    count = 0
     for chip, features in ARCHITECTURES.items():
         with context, ir.Location.unknown():
-            module = ir.Module.parse(lowered_text)
-        for op in list(module.body.operations):
-            if "llvm.emit_c_interface" in op.operation.attributes:
-                op.operation.erase()  # the entry runs on the host
-        _run(module, TO_KERNELS)
-        count = _gather_kernels(module)
-        if not count:
-            return {}, 0
-        _run(module, TO_PTX.format(chip=chip, features=features))
-        binary = next(op for op in module.body.operations if op.operation.name == "gpu.binary")
-        objects = ir.ArrayAttr(binary.operation.attributes["objects"])
-        ptx[chip] = _object_text(objects[0])
+            copy = ir.Module.parse(kernels)
+        _run(copy, TO_PTX.format(chip=chip, features=features))
+        binary = next(op for op in copy.body.operations if op.operation.name == "gpu.binary")
+        ptx[chip] = _object_text(ir.ArrayAttr(binary.operation.attributes["objects"])[0])
     return ptx, count
 
 

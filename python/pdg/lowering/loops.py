@@ -15,6 +15,8 @@ from pdg.passes.registry import PassError
 from .buffers import GROW_FROM, Buffer
 from .text import DYNAMIC, MemRef
 
+LENGTHS = MemRef((DYNAMIC,), "i64")  # each sequence's length, as the entry returns it
+
 
 @dataclass
 class Loop:
@@ -25,7 +27,6 @@ class Loop:
     groups: list[str] | None = None  # dims of the `until` value besides the loop dim
     alive: str = ""
     lengths: str = ""
-    lengths_type: MemRef | None = None
     count: str = ""  # memref<index> of live sequences
 
 
@@ -111,8 +112,7 @@ class LoopEmitter:
         n = w.index(n) if isinstance(n, int) else n
         loop.alive = w.op(f"memref.alloc({n}) : memref<?xi8>", "alive")
         w.line(f"linalg.fill ins({w.const(1, 'i8')} : i8) outs({loop.alive} : memref<?xi8>)")
-        loop.lengths_type = MemRef((DYNAMIC,), "i64")
-        loop.lengths = w.op(f"memref.alloc({n}) : memref<?xi64>", "lengths")
+        loop.lengths = w.op(f"memref.alloc({n}) : {LENGTHS}", "lengths")
         loop.count = w.op("memref.alloca() : memref<index>", "live")
         w.line(f"memref.store {n}, {loop.count}[] : memref<index>")
 
@@ -142,7 +142,7 @@ class LoopEmitter:
         w.open(f"scf.if {stop} {{")
         w.line(f"memref.store {w.const(0, 'i8')}, {loop.alive}[{g}] : memref<?xi8>")
         as_i64 = w.op(f"arith.index_cast {length} : index to i64")
-        w.line(f"memref.store {as_i64}, {loop.lengths}[{g}] : memref<?xi64>")
+        w.line(f"memref.store {as_i64}, {loop.lengths}[{g}] : {LENGTHS}")
         left = w.op(f"memref.load {loop.count}[] : memref<index>")
         left = w.op(f"arith.subi {left}, {w.const(1)} : index")
         w.line(f"memref.store {left}, {loop.count}[] : memref<index>")

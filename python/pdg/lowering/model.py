@@ -20,7 +20,6 @@ from pdg.passes.registry import PassError
 @dataclass
 class Case:
     body: str | None  # the outlined func (None for a udf)
-    inputs: list[str]  # tensor types of the case inputs
     constraints: list[tuple[ir.AffineExpr, bool]]  # (expr, is equality): expr >= 0 / == 0
     reads: list[Read]  # in operand order; `.affine` has the entries as AffineExprs
     udf: str | None = None  # the callee, for a udf
@@ -79,7 +78,7 @@ def read_model(graph_op: ir.Operation) -> LoweringModel:
         if v.kind == "udf":
             # One case: a call through the runtime's table of host callbacks.
             callee = ir.StringAttr(v.op.attributes["callee"]).value
-            node.cases = [Case(None, [], [], list(v.reads), callee)]
+            node.cases = [Case(None, [], list(v.reads), callee)]
             nodes.append(node)
             continue
         if "pdg.bodies" not in v.op.attributes:
@@ -98,12 +97,11 @@ def _cases(v: Value) -> list[Case]:
     bodies = [ir.FlatSymbolRefAttr(b).value for b in ir.ArrayAttr(attrs["pdg.bodies"])]
     conditions = list(ir.ArrayAttr(attrs["conditions"]))
     cases = []
-    for k, region in enumerate(v.op.regions):
+    for k in range(len(v.op.regions)):
         cmap, eqs = _ext.integer_set_parts(conditions[k])
         cases.append(
             Case(
                 bodies[k],
-                [str(a.type) for a in region.blocks[0].arguments],
                 list(zip(cmap.results, eqs, strict=True)),
                 [r for r in v.reads if r.case == k],
             )

@@ -24,9 +24,13 @@ class ViewEmitter:
             return self.w.op(f"affine.apply affine_map<(d0) -> (d0 mod {size})>({coord})", "i")
         return coord
 
-    def slot_view(self, buf: Buffer, point: dict[str, str], to_type: str) -> str:
-        """The slot of `buf` at `point`, as `to_type`."""
-        offsets = [self.index_of(buf, j, point[d]) for j, d in enumerate(buf.value.domain)]
+    def slot_of(self, buf: Buffer, point: dict[str, str]) -> list[str]:
+        """The store index of the slot at `point`."""
+        return [self.index_of(buf, j, point[d]) for j, d in enumerate(buf.value.domain)]
+
+    def slot_view(self, buf: Buffer, slot: list[str], to_type: str) -> str:
+        """The slot of `buf` at store index `slot`, as `to_type`."""
+        offsets = list(slot)
         n = len(offsets)
         sizes = [1] * n + list(buf.point)
         view, vtype = subview(

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from .memref import ELEMENTS, descriptor_type, to_array, to_descriptor
+from .memref import ELEMENTS, descriptor_type, to_array, to_descriptor, view_array
 from .udfs import UdfFailure, UdfTable
 
 
@@ -65,60 +65,62 @@ class Entry:
         with table:
             self.fn(ctypes.pointer(results), *args)
         self.peak_bytes = int(self._peak.value)
-        specs = self.abi["outputs"] + [{"element": "i64", "shape": [None]}] * len(
-            self.abi["lengths"]
-        )
-        raw = []
-        for (field, _), spec in zip(self.results_type._fields_, specs, strict=True):
-            d = getattr(results, field)
-            raw.append(to_array(d, len(spec["shape"]), spec["element"]))
-            self._free(d.allocated)
         n = len(self.abi["outputs"])
-        bounds: dict[str, np.ndarray | int] = {}
-        lengths: dict[str, tuple[list[str], np.ndarray]] = {}
-        for spec, array in zip(self.abi["lengths"], raw[n:], strict=True):
-            groups = spec["groups"]
-            lengths[spec["dim"]] = (groups, array)
-            bounds[spec["symbol"] or spec["dim"]] = array.copy() if groups else int(array[0])
+        descriptors = [getattr(results, f) for f, _ in self.results_type._fields_]
+        try:
+            bounds: dict[str, np.ndarray | int] = {}
+            lengths: dict[str, tuple[list[str], np.ndarray]] = {}
+            for spec, d in zip(self.abi["lengths"], descriptors[n:], strict=True):
+                per_group = to_array(d, 1, "i64")
+                lengths[spec["dim"]] = (spec["groups"], per_group)
+                bound = per_group if spec["groups"] else int(per_group[0])
+                bounds[spec["symbol"] or spec["dim"]] = bound
+            # Views of the compiled stores, cut to the steps that ran, then
+            # copied once (the stores may hold spare capacity).
+            outputs = {
+                spec["name"]: _trim(
+                    view_array(d, len(spec["shape"]), spec["element"]), spec["domain"], lengths
+                )
+                for spec, d in zip(self.abi["outputs"], descriptors[:n], strict=True)
+            }
+        finally:
+            for d in descriptors:
+                self._free(d.allocated)
         if table.failure is not None:
             spec, error, point = table.failure
             at = ", ".join(f"{d}={c}" for d, c in zip(spec["domain"], point, strict=True))
             what = (
                 str(error)
                 if isinstance(error, UdfFailure)
-                else (f"udf '{spec['name']}' raised {type(error).__name__}: {error}")
+                else f"udf '{spec['name']}' raised {type(error).__name__}: {error}"
             )
             raise UdfError(
                 f"{what} (computing '{spec['value']}' at {at or 'its only point'})"
-            ) from (error)
-        outputs = {
-            spec["name"]: _trim(array, spec["domain"], lengths)
-            for spec, array in zip(self.abi["outputs"], raw[:n], strict=True)
-        }
+            ) from error
         return outputs, bounds
 
 
 def _trim(array: np.ndarray, domain: list[str], lengths: dict) -> np.ndarray | list:
-    """An output's store cut to the steps each sequence ran: one array when
-    the lengths agree, else a list with one array per sequence."""
+    """A copy of an output's store cut to the steps each sequence ran: one
+    array when the lengths agree, else a list with one array per sequence."""
+
+    def cut(a: np.ndarray, axis: int, n: int) -> np.ndarray:
+        return a[(slice(None),) * axis + (slice(0, n),)]
+
     for axis, d in enumerate(domain):
         if d not in lengths:
             continue
         groups, per_group = lengths[d]
-        if not groups:
-            array = np.take(array, range(int(per_group[0])), axis=axis)
+        if not groups or len(groups) != 1 or groups[0] not in domain:
+            array = cut(array, axis, int(per_group.max()) if len(per_group) else 0)
             continue
-        if len(groups) != 1 or groups[0] not in domain:
-            array = np.take(array, range(int(per_group.max())), axis=axis)
+        if len(set(per_group.tolist())) <= 1:
+            array = cut(array, axis, int(per_group[0]) if len(per_group) else 0)
             continue
         g = domain.index(groups[0])
-        if len(set(per_group.tolist())) <= 1:
-            n = int(per_group[0]) if len(per_group) else 0
-            array = np.take(array, range(n), axis=axis)
-            continue
-        parts = []
-        for k, n in enumerate(per_group.tolist()):
-            part = np.take(array, k, axis=g)
-            parts.append(np.take(part, range(n), axis=axis - (1 if g < axis else 0)))
-        return parts
-    return array
+        inner = axis - (1 if g < axis else 0)  # the step axis once the group axis is taken
+        return [
+            cut(array[(slice(None),) * g + (k,)], inner, n).copy()
+            for k, n in enumerate(per_group.tolist())
+        ]
+    return array.copy()

@@ -140,29 +140,24 @@ class Const(IndexExpr):
 
 
 @dataclass(eq=False)
-class DimRef(IndexExpr):
+class _Name(IndexExpr):
+    """An index written as a name."""
+
+    name: str
+
+    def names(self):
+        return {self.name}
+
+    def render(self):
+        return self.name
+
+
+class DimRef(_Name):
     """A dimension used as an index: the consumer's current coordinate."""
 
-    name: str
 
-    def names(self):
-        return {self.name}
-
-    def render(self):
-        return self.name
-
-
-@dataclass(eq=False)
-class SymRef(IndexExpr):
+class SymRef(_Name):
     """A bound symbol: the size of a launch or dynamic dim (`T`)."""
-
-    name: str
-
-    def names(self):
-        return {self.name}
-
-    def render(self):
-        return self.name
 
 
 @dataclass(eq=False)

@@ -53,6 +53,15 @@ from .ops import (
 from .program import Program
 from .tensor import Dim, RecurrentTensor, TensorLike, View
 
+
+def grad(loss, params):
+    """d sum(loss) / d param for each parameter, as new nodes of the
+    program (see pdg.autodiff)."""
+    from pdg.autodiff import grad as _grad
+
+    return _grad(loss, params)
+
+
 __all__ = [
     "Condition",
     "Dim",
@@ -72,6 +81,7 @@ __all__ = [
     "erf",
     "exp",
     "gelu",
+    "grad",
     "log",
     "log1p",
     "log_softmax",

@@ -1,0 +1,241 @@
+"""Reverse-mode differentiation of a frontend program, as new nodes.
+
+`grad(loss, params)` is the gradient of the sum of `loss` over its points
+with respect to each parameter point, parameters taken as leaves (a
+parameter `w[i]` updated from `w[i - 1]` is not differentiated through its
+own update). For every node between the parameters and the loss it adds an
+adjoint node over the same domain: the sum, over the node's consumers, of
+their vector-Jacobian products (rules.py) carried back through the inverse
+of each read's access (transpose.py). Adjoints are declared before they are
+defined, so a recurrence `x[t] = f(x[t - 1])` gets the backward recurrence
+`dx[t] = ... dx[t + 1] ...` (backpropagation through time) by itself.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from pdg.frontend import ops
+from pdg.frontend.adjoint_ops import zeros
+from pdg.frontend.dtypes import is_float
+from pdg.frontend.emit import _restrictions
+from pdg.frontend.errors import ProgramError
+from pdg.frontend.index import Condition
+from pdg.frontend.tensor import CasesDef, OpDef, RecurrentTensor, TensorLike, UdfDef, View
+
+from . import rules
+from .transpose import transpose
+
+
+def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor]:
+    """d sum(loss) / d param, one gradient per parameter, each over the
+    parameter's domain with its type. A parameter the loss does not depend
+    on gets zeros; one it depends on only through an index (argmax, sample),
+    a host callback or an integer cast is an error."""
+    loss = _check_loss(loss)
+    params = _check_params(loss, params)
+    program = loss.program
+    # Where each op node exists, before any adjoint reads it.
+    restrictions = _restrictions(program)
+    param_ids = {id(p) for p in params}
+
+    consumers: dict[int, list[RecurrentTensor]] = defaultdict(list)
+    for v in program.values:
+        for op in _operands(v):
+            consumers[id(op.source)].append(v)
+
+    # Nodes that reach the loss along differentiable reads, parameters as leaves.
+    reaches = _closure([loss], lambda v: [] if id(v) in param_ids else _diff_sources(v))
+    # ...and that the parameters reach.
+    reached = _closure(
+        [p for p in params if id(p) in reaches],
+        lambda v: [c for c in consumers[id(v)] if id(c) in reaches and _diff_reads(c, v)],
+    )
+    active = [v for v in program.values if id(v) in reaches and id(v) in reached]
+    for p in params:
+        if id(p) not in reached:
+            _explain_cut(loss, p, param_ids)
+
+    adjoint = {
+        id(v): program.recurrent(v.shape, v.dtype, v.domain, name=f"d_{v.name or 'v'}")
+        for v in active
+    }
+    parts: dict[int, list[TensorLike]] = defaultdict(list)
+    parts[id(loss)].append(ops.constant(program, 1.0, (), loss.dtype))
+    for node in active:
+        if id(node) in param_ids:
+            continue  # a leaf
+        g = adjoint[id(node)]
+        for pos, contribution in _contributions(node, g, adjoint).items():
+            operand = _operands(node)[pos]
+            restriction = restrictions.get(id(node))
+            where = restriction if isinstance(restriction, Condition) else None
+            what = f"the read of '{operand.source.name or 'a value'}' by {_describe(node)}"
+            parts[id(operand.source)].append(
+                transpose(contribution, operand, node.domain, where, what)
+            )
+    for v in active:
+        terms = parts[id(v)]
+        total = terms[0] if terms else zeros(program, v.shape, v.dtype)
+        for t in terms[1:]:
+            total = total + t
+        adjoint[id(v)][...] = total
+    out = []
+    for p in params:
+        if id(p) in adjoint:
+            out.append(adjoint[id(p)])
+        else:
+            out.append(zeros(program, p.shape, p.dtype, p.domain))
+    return out
+
+
+def _contributions(node, g, adjoint) -> dict[int, TensorLike]:
+    """Per operand position of `node` whose source is active: its part of g."""
+    wanted = {i for i, op in enumerate(_operands(node)) if id(op.source) in adjoint}
+    d = node.definition
+    if isinstance(d, CasesDef):
+        # Case k holds where its condition does and no earlier one's.
+        out = {}
+        for k in wanted:
+            cond = d.cases[k][0]
+            part = node.program.recurrent(node.shape, node.dtype, node.domain)
+            for earlier, _, _ in d.cases[:k]:
+                part[earlier] = zeros(node.program, node.shape, node.dtype)
+            part[cond if cond.constraints else ...] = g
+            if cond.constraints:
+                part[...] = zeros(node.program, node.shape, node.dtype)
+            out[k] = part
+        return out
+    wanted &= rules.differentiable(node)
+    return rules.vjp(node, g, wanted) if wanted else {}
+
+
+def _operands(v: RecurrentTensor) -> list:
+    d = v.definition
+    if isinstance(d, (OpDef, UdfDef)):
+        return d.operands
+    if isinstance(d, CasesDef):
+        return [op for _, op, _ in d.cases]
+    return []
+
+
+def _diff_sources(v: RecurrentTensor) -> list[RecurrentTensor]:
+    d = v.definition
+    if isinstance(d, CasesDef):
+        positions = range(len(d.cases))
+    elif isinstance(d, OpDef):
+        positions = rules.differentiable(v)
+    else:
+        positions = []
+    ops_ = _operands(v)
+    return [ops_[i].source for i in positions if is_float(ops_[i].source.dtype)]
+
+
+def _diff_reads(consumer: RecurrentTensor, source: RecurrentTensor) -> bool:
+    return any(s is source for s in _diff_sources(consumer))
+
+
+def _closure(start, step) -> set[int]:
+    seen = {id(v) for v in start}
+    stack = list(start)
+    while stack:
+        v = stack.pop()
+        for w in step(v):
+            if id(w) not in seen:
+                seen.add(id(w))
+                stack.append(w)
+    return seen
+
+
+def _explain_cut(loss, param, param_ids) -> None:
+    """An error if the loss reads `param` only through non-differentiable
+    reads; nothing if it does not read it at all (its gradient is zero)."""
+    any_reads = _closure(
+        [loss],
+        lambda v: [] if id(v) in param_ids else [op.source for op in _operands(v)],
+    )
+    if id(param) not in any_reads:
+        return
+    diff = _closure([loss], lambda v: [] if id(v) in param_ids else _diff_sources(v))
+    # A node the gradient reaches that reads toward the parameter, but not differentiably.
+    for v in loss.program.values:
+        if id(v) not in diff or id(v) in param_ids:
+            continue
+        for op in _operands(v):
+            src = op.source
+            if (
+                id(src) in any_reads
+                and not _diff_reads(v, src)
+                and _leads_to(src, param, param_ids)
+            ):
+                reason = _reason(v, src)
+                raise ProgramError(
+                    f"the gradient of '{loss.name or 'the loss'}' with respect to "
+                    f"'{param.name or 'the parameter'}' is cut at {_describe(v)}: {reason}",
+                    loc=v.loc,
+                    hint="compute the loss from differentiable values, e.g. the log-probability "
+                    "of a sampled token from log_softmax(logits), not the token itself",
+                )
+    raise ProgramError(
+        f"the gradient of '{loss.name or 'the loss'}' with respect to "
+        f"'{param.name or 'the parameter'}' is cut: the loss reads it only through "
+        "integer values or non-differentiable operators",
+        loc=param.loc,
+    )
+
+
+def _leads_to(v, param, param_ids) -> bool:
+    return id(param) in _closure(
+        [v], lambda x: [] if id(x) in param_ids else [op.source for op in _operands(x)]
+    )
+
+
+def _reason(node, src) -> str:
+    d = node.definition
+    if isinstance(d, UdfDef):
+        return f"host callback '{d.callee}' has no derivative"
+    if not is_float(src.dtype):
+        return f"it reads '{src.name or 'a value'}', which holds {src.dtype} values"
+    return rules.why_not(node)
+
+
+def _describe(v: RecurrentTensor) -> str:
+    d = v.definition
+    if isinstance(d, OpDef):
+        kind = d.attrs.get("name") or d.op.name
+        return f"'{v.name}' ({kind})" if v.name else f"'{kind}'"
+    if isinstance(d, UdfDef):
+        return f"udf '{d.callee}'"
+    return f"'{v.name or 'a value'}'"
+
+
+def _check_loss(loss) -> RecurrentTensor:
+    if not isinstance(loss, TensorLike):
+        raise ProgramError(f"grad() needs a tensor loss, got {type(loss).__name__}")
+    if not is_float(loss.dtype):
+        raise ProgramError(f"grad() needs a float loss, got {loss.dtype}")
+    if loss.shape:
+        raise ProgramError(
+            f"grad() needs a scalar loss per point, got shape {loss.shape}",
+            hint="reduce it first, e.g. loss.sum() or loss.mean()",
+        )
+    if isinstance(loss, View):
+        loss = ops.cast_to(loss, loss.dtype)
+    return loss
+
+
+def _check_params(loss, params) -> list[RecurrentTensor]:
+    if isinstance(params, TensorLike):
+        raise ProgramError("grad() takes a list of parameters", hint="write grad(loss, [w])")
+    out = []
+    for p in params:
+        if not isinstance(p, RecurrentTensor) or p.program is not loss.program:
+            raise ProgramError(
+                "grad() parameters must be tensors of the loss's program (not views)",
+                hint="pass the tensor itself, e.g. w rather than w[0]",
+            )
+        if not is_float(p.dtype):
+            raise ProgramError(f"cannot differentiate with respect to {p.dtype} '{p.name}'")
+        out.append(p)
+    return out

@@ -1,0 +1,266 @@
+"""Transposing an access: from contributions at the consumer's points to a
+gradient at the producer's points.
+
+A consumer at point c reads its producer through an access (one entry per
+producer dim). The gradient at producer point s is the sum of the
+contributions of every c whose access covers s: the inverse of the access
+relation. Per producer dim, the entry decides how:
+
+    x[c + k]            point read: c = s - k, when 0 <= s - k < |c|
+    x[k]                constant point: only s == k receives
+    x[lo : hi]          slice without consumer dims: element s - lo
+    x[max(..) : c + k]  slice along consumer dim c (windows, causal prefixes,
+                        blocks): every c in [s - k + 1, s - k + W] may read s,
+                        at row s - c - k + W of its contribution padded to
+                        the slice's largest size W
+
+and consumer dims the access does not mention are summed over. The result
+is a node over the producer's domain: a case that holds where some consumer
+reads s, and zeros elsewhere (at the sequence ends and outside slices).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pdg.frontend import ops
+from pdg.frontend.adjoint_ops import diagonal_sum, over_domain, pad_front, zeros
+from pdg.frontend.errors import ProgramError
+from pdg.frontend.index import Condition, Const, IndexExpr
+from pdg.frontend.index import max as imax
+from pdg.frontend.index import min as imin
+from pdg.frontend.tensor import Dim, Operand, Point, RecurrentTensor, Slice, TensorLike, _linear
+
+
+@dataclass
+class _Entry:
+    """How one producer dim is read: kind point/fixed/slice/window."""
+
+    kind: str
+    dim: Dim  # the producer dim
+    consumer: Dim | None = None  # the consumer dim it follows, if any
+    offset: IndexExpr | None = None  # k in c + k (point, window) or lo (slice)
+    ubs: tuple = ()  # slice upper bounds
+    width: int = 0  # window: the largest slice
+
+
+def transpose(
+    contribution: TensorLike,
+    operand: Operand,
+    consumer_domain: tuple,
+    restriction: Condition | None,
+    what: str,
+) -> RecurrentTensor:
+    """The gradient at the producer's points from `contribution` (over the
+    consumer's domain, typed like the operand's read). `restriction`: where
+    the consumer exists, if not everywhere. `what` names the read in errors."""
+    source = operand.source
+    program = source.program
+    entries = [
+        _classify(e, d, consumer_domain, what)
+        for e, d in zip(operand.entries, source.domain, strict=True)
+    ]
+    followed = [e.consumer.name for e in entries if e.consumer is not None]
+    if len(set(followed)) != len(followed):
+        raise ProgramError(
+            f"cannot differentiate {what}: two producer dims follow the same consumer dim",
+            hint="read each dim along its own consumer dim",
+        )
+    windows = [e for e in entries if e.kind == "window"]
+    if len(windows) > 1:
+        raise ProgramError(f"cannot differentiate {what}: it slices along two consumer dims")
+
+    # Slice axes of the contribution, in producer dim order, then the point.
+    slice_axes = [e for e in entries if e.kind in ("slice", "window")]
+    c = contribution
+    if {d.name for d in c.domain} != {d.name for d in consumer_domain}:
+        c = over_domain(c, consumer_domain)
+    if windows:
+        w = slice_axes.index(windows[0])
+        if w != 0:
+            perm = [w] + [a for a in range(c.ndim) if a != w]
+            c = ops.permute(c, perm)
+            slice_axes.insert(0, slice_axes.pop(w))
+        c = pad_front(c, windows[0].width)
+    if restriction is not None:
+        masked = program.recurrent(c.shape, c.dtype, consumer_domain)
+        masked[restriction] = c
+        masked[...] = zeros(program, c.shape, c.dtype)
+        c = masked
+
+    # Read the contribution from the producer's points.
+    by_consumer = {e.consumer.name: e for e in entries if e.consumer is not None}
+    read, free = [], []
+    for cd in consumer_domain:
+        e = by_consumer.get(cd.name)
+        if e is None:
+            read.append(slice(0, cd.size))
+            free.append(cd)
+        elif e.kind == "point":
+            read.append(e.dim - e.offset)
+        else:  # window: the consumers that may read s
+            first = e.dim - e.offset + 1
+            read.append(slice(imax(0, first), imin(cd.size, first + e.width)))
+    r = c[tuple(read)] if read else c
+    # Axes now: one per free consumer dim and one for the window's consumer
+    # range (in consumer order), then the contribution's point.
+    lead = [
+        cd.name
+        for cd in consumer_domain
+        if cd.name not in by_consumer or by_consumer[cd.name].kind == "window"
+    ]
+    free_names = {cd.name for cd in free}
+    free_axes = [a for a, name in enumerate(lead) if name in free_names]
+    value: TensorLike = ops.sum(r, axis=tuple(free_axes)) if free_axes else r
+    if windows:
+        e = windows[0]
+        value = diagonal_sum(value, _window_offset(program, e))
+    for e in [s for s in slice_axes if s.kind == "slice"]:
+        at = ops.coordinate(e.dim) - e.offset.value
+        value = ops.take(value, at, axis=0)
+
+    conditions = _conditions(entries)
+    if not conditions:
+        if {d.name for d in value.domain} != {d.name for d in source.domain}:
+            value = over_domain(value, source.domain)
+        return value
+    out = program.recurrent(source.shape, source.dtype, source.domain)
+    out[Condition(tuple(conditions))] = value
+    out[...] = zeros(program, source.shape, source.dtype)
+    return out
+
+
+def _window_offset(program, e: _Entry) -> TensorLike:
+    """Row of s in the padded contribution of the first consumer read,
+    c0 = max(0, s - k + 1): s - c0 - k + W."""
+    k = e.offset.value
+    if k <= 1:
+        return ops.constant(program, e.width - 1, (), "i64")
+    s = ops.coordinate(e.dim)
+    return ops.minimum(s + (e.width - k), e.width - 1)
+
+
+def _conditions(entries: list[_Entry]) -> list:
+    out = []
+    for e in entries:
+        s = e.dim
+        if e.kind == "fixed":
+            out += (s == e.offset).constraints
+        elif e.kind == "point":
+            k = e.offset.value if isinstance(e.offset, Const) else None
+            same = e.consumer.name == s.name
+            if not (same and k is not None and k <= 0):
+                out += (s - e.offset >= 0).constraints
+            if not (same and k is not None and k >= 0):
+                out += (s - e.offset <= e.consumer.size - 1).constraints
+        elif e.kind == "slice":
+            out += (s >= e.offset).constraints
+            for ub in e.ubs:
+                out += (s < ub).constraints
+        elif e.kind == "window":
+            k = e.offset.value
+            # some consumer in range: s - k + 1 <= |c| - 1 and s - k + W >= 0
+            if not (e.consumer.name == s.name and k >= 1):
+                out += (s - k + 1 <= e.consumer.size - 1).constraints
+            if e.width - k < 0:
+                out += (s + (e.width - k) >= 0).constraints
+    return [c for c in out if not _trivial(c)]
+
+
+def _trivial(c) -> bool:
+    """A constraint on a producer dim that holds at every point: `s + k >= 0`
+    with k >= 0 (dims start at 0)."""
+    lin = _linear(c.expr)
+    if lin is None or c.kind != ">=":
+        return False
+    return lin.get("", 0) >= 0 and all(v >= 0 for n, v in lin.items() if n)
+
+
+def _classify(entry, dim: Dim, consumer_domain: tuple, what: str) -> _Entry:
+    names = {d.name: d for d in consumer_domain}
+    if isinstance(entry, Point):
+        used = entry.expr.names() & set(names)
+        if not used:
+            return _Entry("fixed", dim, offset=entry.expr)
+        lin = _linear(entry.expr)
+        (c,) = used if len(used) == 1 else (None,)
+        if c is None or lin is None or lin.get(c) != 1:
+            raise ProgramError(
+                f"cannot differentiate {what}: the index '{entry.render()}' is not "
+                "a consumer dim plus an offset",
+                hint="gradients flow through reads like x[t], x[t - 1] or x[0]",
+            )
+        return _Entry("point", dim, names[c], offset=_without(lin, c))
+    assert isinstance(entry, Slice)
+    used = entry.names() & set(names)
+    if not used:
+        if len(entry.lbs) != 1 or not isinstance(entry.lbs[0], Const):
+            raise ProgramError(
+                f"cannot differentiate {what}: the slice start '{entry.render()}' "
+                "must be a constant"
+            )
+        return _Entry("slice", dim, offset=entry.lbs[0], ubs=entry.ubs)
+    if len(used) != 1 or len(entry.ubs) != 1:
+        raise ProgramError(
+            f"cannot differentiate {what}: the slice '{entry.render()}' must end at "
+            "one consumer dim plus a constant",
+            hint="windows like x[max(0, t - 7) : t + 1] and prefixes x[0 : t + 1] are supported",
+        )
+    (c,) = used
+    lin = _linear(entry.ubs[0])
+    if lin is None or lin.get(c) != 1 or set(lin) - {c, ""}:
+        raise ProgramError(
+            f"cannot differentiate {what}: the slice end '{entry.ubs[0].render()}' must be "
+            f"'{c} + constant'"
+        )
+    k = lin.get("", 0)
+    width = _window_width(entry, c, k, names[c])
+    if width is None:
+        raise ProgramError(
+            f"cannot differentiate {what}: the slice '{entry.render()}' has no static largest size",
+            hint=f"give '{c}' a static size or a max, or bound the slice's start",
+        )
+    return _Entry("window", dim, names[c], offset=Const(k), width=width)
+
+
+def _window_width(entry: Slice, c: str, k: int, cdim: Dim) -> int | None:
+    """The largest ub - lb over the consumer's points: ub - lb = min over the
+    start's terms of (c + k - term), each bounded separately."""
+    from pdg.frontend.index import Div, Scaled
+
+    best = None
+    for term in entry.lbs:
+        bound = None
+        lin = _linear(term)
+        if lin is not None and not (set(lin) - {c, ""}):
+            coef = lin.get(c, 0)
+            if coef == 1:  # c - w + 1: constant width
+                bound = k - lin.get("", 0)
+            elif coef == 0:  # a constant start: c's largest value counts
+                top = cdim.static_size or cdim.max
+                if top is not None:
+                    bound = top - 1 + k - lin.get("", 0)
+        elif (
+            isinstance(term, Scaled)
+            and isinstance(term.expr, Div)
+            and term.expr.op == "floordiv"
+            and term.expr.divisor == term.factor
+            and term.expr.expr.names() == {c}
+            and _linear(term.expr.expr) == {c: 1}
+        ):  # (c // S) * S: the block start
+            bound = term.factor - 1 + k
+        if bound is not None:
+            best = bound if best is None else min(best, bound)
+    return best
+
+
+def _without(lin: dict, name: str) -> IndexExpr:
+    """The affine form `lin` minus its `name` term, as an index expression."""
+    from pdg.frontend.index import SymRef
+
+    out: IndexExpr = Const(lin.get("", 0))
+    for n, v in lin.items():
+        if n in ("", name) or v == 0:
+            continue
+        out = out + SymRef(n) * v
+    return out

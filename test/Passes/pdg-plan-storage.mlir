@@ -73,9 +73,11 @@ pdg.graph @recurrence {
 
 // -----
 
-// A consumer over [b] reading the whole sequence needs every step of t.
+// A consumer over [b] reading the whole sequence needs every step of t. No
+// read moves along t inside a step, so t is parallel and y is kept whole
+// (every coordinate of both parallel dims) before `total` runs.
 // CHECK-LABEL: pdg.graph @after_the_loop
-// CHECK: %y = pdg.node "y" [b, t] {{.*}} attributes {pdg.store = #pdg.store<full, [B, 16]>}
+// CHECK: %y = pdg.node "y" [b, t] {{.*}} attributes {pdg.store = #pdg.store<point, [B, 16]>}
 // CHECK: %total = pdg.node "total" [b] {{.*}} attributes {pdg.store = #pdg.store<point, [B]>}
 pdg.graph @after_the_loop {
   pdg.dim @b < launch B

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import islpy as isl
 from mlir import ir
 
+from .cycles import components
 from .graph import Graph, Read
 from .polyhedral import Polyhedral, example_point
 from .roles import dim_roles
@@ -31,49 +32,6 @@ def _describe(read: Read) -> str:
     for e in read.entries:
         entries.append(e[1] if e[0] == "point" else f"{', '.join(e[1])} : {', '.join(e[2])}")
     return f"'{read.producer.name}'[{', '.join(entries)}]"
-
-
-def _cycles(graph: Graph) -> dict[int, int]:
-    """Strongly connected component index of each value (Tarjan)."""
-    index, low, on_stack, stack, comp = {}, {}, set(), [], {}
-    counter = [0]
-    edges = {id(v): [r.producer for r in v.reads] for v in graph.values}
-
-    def visit(v):
-        work = [(v, iter(edges[id(v)]))]
-        index[id(v)] = low[id(v)] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(id(v))
-        while work:
-            node, it = work[-1]
-            for nxt in it:
-                if id(nxt) not in index:
-                    index[id(nxt)] = low[id(nxt)] = counter[0]
-                    counter[0] += 1
-                    stack.append(nxt)
-                    on_stack.add(id(nxt))
-                    work.append((nxt, iter(edges[id(nxt)])))
-                    break
-                if id(nxt) in on_stack:
-                    low[id(node)] = min(low[id(node)], index[id(nxt)])
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    low[id(parent)] = min(low[id(parent)], low[id(node)])
-                if low[id(node)] == index[id(node)]:
-                    while True:
-                        w = stack.pop()
-                        on_stack.discard(id(w))
-                        comp[id(w)] = index[id(node)]
-                        if w is node:
-                            break
-
-    for v in graph.values:
-        if id(v) not in index:
-            visit(v)
-    return comp
 
 
 def _group_symbol_problems(graph: Graph) -> list[Problem]:
@@ -123,7 +81,7 @@ def check_legality(graph: Graph, poly: Polyhedral | None = None) -> list[Problem
             )
     problems += _group_symbol_problems(graph)
     roles = dim_roles(graph, poly)
-    comp = _cycles(graph)
+    comp = components(graph)
     for read in graph.reads:
         if comp[id(read.consumer)] != comp[id(read.producer)]:
             continue

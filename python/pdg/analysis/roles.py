@@ -1,11 +1,14 @@
-"""Dimension roles: a dim is parallel when no read moves along it (every
-read between values over the dim keeps the consumer's coordinate), and
-sequential when some read looks at another coordinate (t - 1, a window)
-or when it is dynamic (its bound is discovered as it runs).
-Sequential dims become loops; parallel dims can be vectorized."""
+"""Dimension roles: a dim is sequential (a loop) when it is dynamic (its
+bound is discovered as it runs), when a read on a dependence cycle looks at
+another coordinate along it (the t - 1 or the window of a recurrence), or
+when reads look only back along it (a loop keeps just what they need).
+Otherwise it is parallel: every value over it is computed whole, producers
+first, which a read ahead (a gradient reading the forward pass at t + 1)
+needs. Parallel dims can be vectorized."""
 
 from __future__ import annotations
 
+from .cycles import components
 from .graph import Graph
 from .polyhedral import Polyhedral
 
@@ -20,25 +23,48 @@ def dim_roles(graph: Graph, poly: Polyhedral | None = None) -> dict[str, str]:
         name: "sequential" if dim.kind == "dynamic" else "parallel"
         for name, dim in graph.dims.items()
     }
-    for read in graph.reads:
-        for dim in graph.dims:
-            deltas = poly.distances(read, dim)
-            if deltas is None:
-                # A consumer without the dim reading the producer along it
-                # (x[b, 0 : T]) waits for the whole dim: it orders the dim.
-                # Inputs are whole before anything runs: reading them so
-                # orders nothing.
-                if (
-                    dim in read.producer.domain
-                    and dim not in read.consumer.domain
-                    and read.producer.kind != "input"
-                ):
-                    roles[dim] = "sequential"
-                continue
-            if not deltas.is_subset(_zero(deltas)):
-                roles[dim] = "sequential"
+    # Dims from the outermost. A dim is a loop when a cycle of the reads
+    # left moves along it, or when reads look only back along it (windows
+    # of an earlier value: a loop keeps just the window). A read ahead (a
+    # gradient reading the forward pass at t + 1) needs the producer whole
+    # first: its dim stays parallel unless a cycle forces the loop. Reads a
+    # loop carries (from an earlier step of it) are satisfied by the loop's
+    # order and leave the graph, so a training step inside an iteration
+    # loop can still be parallel in t.
+    reads = list(graph.reads)
+    for dim in graph.dims:
+        if roles[dim] != "sequential" and _needs_loop(graph, poly, reads, dim):
+            roles[dim] = "sequential"
+        if roles[dim] == "sequential":
+            reads = [r for r in reads if not _carried(poly, r, dim)]
     poly.roles = roles
     return roles
+
+
+def _needs_loop(graph: Graph, poly: Polyhedral, reads: list, dim: str) -> bool:
+    cycle = components(graph, reads)
+    back = ahead = False
+    for read in reads:
+        deltas = poly.distances(read, dim)
+        if deltas is None or deltas.is_subset(_zero(deltas)):
+            continue  # not along dim, or at the same coordinate
+        if cycle[id(read.producer)] == cycle[id(read.consumer)]:
+            return True
+        low = poly.lower_bound(deltas)
+        if low is not None and low >= 0:
+            back = True
+        else:
+            ahead = True
+    return back and not ahead
+
+
+def _carried(poly: Polyhedral, read, dim: str) -> bool:
+    """Whether every point of the read is at an earlier step along dim."""
+    deltas = poly.distances(read, dim)
+    if deltas is None:
+        return False
+    low = poly.lower_bound(deltas)
+    return low is not None and low >= 1
 
 
 def _zero(like):

@@ -2,7 +2,8 @@
 inside it that respects every dependence.
 
 Values without a sequential dim run `before` the loops, or `after` them if
-they read a loop value. Inside the loops, a read at the same step
+they read a loop value, each whole and after the values it reads. Inside
+the loops, a read at the same step
 (distance 0 along every loop dim) orders producer before consumer; values
 at the same depth (`stage`) of that order do not depend on each other in a
 step and may overlap."""
@@ -56,7 +57,10 @@ def schedule(graph: Graph, poly: Polyhedral | None = None) -> list[Slot]:
     deps: dict[int, set[int]] = {id(v): set() for v in graph.values}
     for read in graph.reads:
         c, p = read.consumer, read.producer
-        if phase[id(c)] != "loop" or phase[id(p)] != "loop" or c is p:
+        if phase[id(c)] != phase[id(p)] or c is p:
+            continue
+        if phase[id(c)] != "loop":  # outside the loops a producer is computed whole first
+            deps[id(c)].add(id(p))
             continue
         # The producer's current step is read (distance 0 along every loop
         # dim, among others for a window ending at t): it comes first.

@@ -58,6 +58,10 @@ class Program:
         self.outputs: list[tuple[str, RecurrentTensor]] = []
         self.udfs: dict[str, Callable] = {}
         self.input_names: list[str] = []
+        # Parameters (weights) live over this dim when set: one value per
+        # training iteration (see parameter()).
+        self.parameter_dim: Dim | None = None
+        self.initial_values: dict[int, RecurrentTensor] = {}
 
     def __enter__(self) -> Program:
         return self
@@ -139,6 +143,33 @@ class Program:
         self.input_names.append(name)
         type_ = TensorType(shape, canonical_dtype(dtype))
         return RecurrentTensor(self, self._domain(domain), type_, InputDef(name), name=name)
+
+    def iterate_parameters(self, dim: Dim) -> None:
+        """Parameters created from now on (`parameter()`, every nn layer's
+        weights) hold one value per point of `dim`, the training iteration:
+        the program input of the same name at the first, and the
+        optimizer's update of the previous one after (pdg.optim.minimize)."""
+        if not isinstance(dim, Dim) or dim.program is not self:
+            raise ProgramError("iterate_parameters() needs a dim of this program")
+        if dim.kind == "dynamic":
+            raise ProgramError("training iterations need a static or launch dim, not a dynamic one")
+        self.parameter_dim = dim
+
+    def parameter(self, name: str, shape: Sequence[int] = (), dtype="f32") -> RecurrentTensor:
+        """A weight: the input `name`, or with iterate_parameters(i) a value
+        over [i] that starts at that input."""
+        initial = self.input(name, shape, dtype)
+        i = self.parameter_dim
+        if i is None:
+            return initial
+        w = self.recurrent(shape, dtype, domain=[i], name=f"{name}_at")
+        w[i == 0] = initial
+        self.initial_values[id(w)] = initial
+        return w
+
+    def initial_value(self, param: RecurrentTensor) -> RecurrentTensor:
+        """The input a parameter starts from (the parameter itself if it is one)."""
+        return self.initial_values.get(id(param), param)
 
     def recurrent(
         self, shape: Sequence[int] = (), dtype="f32", domain: Sequence = (), name: str | None = None

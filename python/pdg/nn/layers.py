@@ -21,7 +21,7 @@ class Module:
 
     def param(self, name: str, shape, dtype="f32") -> pf.RecurrentTensor:
         path = f"{self.path}.{name}" if self.path else name
-        value = self.program.input(path.replace(".", "_"), shape, dtype)
+        value = self.program.parameter(path.replace(".", "_"), shape, dtype)
         self.params[path] = value
         return value
 
@@ -49,7 +49,8 @@ class Module:
                     f"weight '{path}' has shape {tuple(arr.shape)}, expected {tuple(value.shape)}",
                     loc=value.loc,
                 )
-            inputs[value.definition.name] = arr.astype(pf.dtypes.numpy_dtype(value.dtype))
+            name = self.program.initial_value(value).definition.name
+            inputs[name] = arr.astype(pf.dtypes.numpy_dtype(value.dtype))
         return inputs
 
     def init_weights(self, seed: int = 0, scale: float = 0.02) -> dict[str, np.ndarray]:

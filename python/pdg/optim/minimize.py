@@ -1,0 +1,148 @@
+"""minimize(): gradients, clipping and the optimizer's update, as the
+recurrences that define each parameter after the first iteration."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pdg.autodiff import grad
+from pdg.frontend import ops
+from pdg.frontend.dtypes import numpy_dtype
+from pdg.frontend.errors import ProgramError
+from pdg.frontend.tensor import CasesDef, Dim, RecurrentTensor, TensorLike
+
+from .optimizers import Optimizer
+
+STEP_INPUT = "start_step"  # the global step of the first iteration (resuming)
+
+
+@dataclass
+class Training:
+    """What minimize() added: per parameter path, the gradient, the updated
+    value and the optimizer state (each over the iteration dim)."""
+
+    dim: Dim
+    loss: TensorLike
+    params: dict[str, RecurrentTensor]
+    grads: dict[str, RecurrentTensor]
+    updated: dict[str, TensorLike]
+    state: dict[str, dict[str, RecurrentTensor]]  # path -> slot -> value over [i]
+    state_next: dict[str, dict[str, TensorLike]]
+    grad_norm: TensorLike | None = None
+    state_inputs: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def add_outputs(self, prefix: str = "final") -> None:
+        """Outputs `final.<param>` (weights after the last iteration) and
+        `final.<param>.<slot>` (optimizer state): what a checkpoint holds."""
+        program = self.loss.program
+        last = self.dim.size - 1
+        for path, value in self.updated.items():
+            program.output(_name(prefix, path), _at(value, self.dim, last))
+            for slot, s in self.state_next[path].items():
+                program.output(_name(prefix, path, slot), _at(s, self.dim, last))
+
+    def initial_inputs(self, weights: Mapping[str, np.ndarray], state=None, start_step=0):
+        """Program inputs for the weights by path, the optimizer state (zeros
+        unless given, by path then slot) and the first step's number."""
+        program = self.loss.program
+        out = {}
+        for path, p in self.params.items():
+            if path not in weights:
+                raise ProgramError(f"missing weight '{path}'")
+            dtype = numpy_dtype(p.dtype)
+            out[program.initial_value(p).definition.name] = np.asarray(weights[path], dtype)
+            for slot, name in self.state_inputs[path].items():
+                given = (state or {}).get(path, {}).get(slot)
+                out[name] = (
+                    np.zeros(p.shape, dtype) if given is None else np.asarray(given, dtype)
+                )
+        out[STEP_INPUT] = np.asarray(start_step, np.int64)
+        return out
+
+
+def minimize(
+    loss: TensorLike,
+    params: Mapping[str, RecurrentTensor] | Sequence[RecurrentTensor],
+    optimizer: Optimizer,
+    clip_norm: float | None = None,
+) -> Training:
+    """Defines every parameter after the first iteration as the optimizer's
+    update of the one before, from the gradient of `loss` (a scalar per
+    iteration) at that iteration."""
+    if not isinstance(optimizer, Optimizer):
+        raise ProgramError("minimize() needs an optimizer, e.g. pdg.optim.Adam(lr=1e-3)")
+    if not isinstance(params, Mapping):
+        params = {p.name or f"p{k}": p for k, p in enumerate(params)}
+    params = dict(params)
+    program = loss.program
+    dim = program.parameter_dim
+    if dim is None:
+        raise ProgramError(
+            "minimize() needs parameters over the iteration dim",
+            hint="call program.iterate_parameters(i) before creating the model",
+        )
+    for path, p in params.items():
+        if program.initial_value(p) is p or not isinstance(p.definition, CasesDef):
+            raise ProgramError(
+                f"parameter '{path}' does not live over the iteration dim '{dim.name}'",
+                hint="create it after program.iterate_parameters(i) (program.parameter or nn)",
+            )
+        if len(p.definition.cases) != 1:
+            raise ProgramError(f"parameter '{path}' is already updated by another optimizer")
+    if all(d.name != dim.name for d in loss.domain) or len(loss.domain) != 1:
+        raise ProgramError(
+            f"minimize() needs a loss over exactly [{dim.name}], got "
+            f"[{', '.join(d.name for d in loss.domain)}]",
+            hint="reduce the other dims, e.g. nll[0 : B, 0 : T].mean()",
+        )
+    grads = dict(zip(params, grad(loss, list(params.values())), strict=True))
+    norm = None
+    if clip_norm is not None:
+        grads, norm = clip_by_global_norm(grads, clip_norm)
+    start = program.input(STEP_INPUT, (), "i64")
+    step = (ops.coordinate(dim) + start).astype(loss.dtype)
+
+    updated, state, state_next, state_inputs = {}, {}, {}, {}
+    for path, w in params.items():
+        base = program.initial_value(w).definition.name
+        slots, inputs = {}, {}
+        for slot in optimizer.slots:
+            inputs[slot] = f"{base}__{slot}"
+            first = program.input(inputs[slot], w.shape, w.dtype)
+            s = program.recurrent(w.shape, w.dtype, domain=[dim], name=f"{base}_{slot}")
+            s[dim == 0] = first
+            slots[slot] = s
+        new_w, new_slots = optimizer.update(w, grads[path], slots, step)
+        w[dim > 0] = new_w[dim - 1]
+        for slot, s in slots.items():
+            s[dim > 0] = new_slots[slot][dim - 1]
+        updated[path], state[path], state_next[path] = new_w, slots, new_slots
+        state_inputs[path] = inputs
+    return Training(dim, loss, params, grads, updated, state, state_next, norm, state_inputs)
+
+
+def clip_by_global_norm(grads: dict, max_norm: float):
+    """Scales every gradient by min(1, max_norm / (norm + 1e-6)), the norm
+    taken over all of them together (as torch.nn.utils.clip_grad_norm_)."""
+    if not isinstance(max_norm, (int, float)) or max_norm <= 0:
+        raise ProgramError(f"clip norm must be a positive number, got {max_norm!r}")
+    total = None
+    for g in grads.values():
+        sq = (g * g).sum() if g.ndim else g * g
+        total = sq if total is None else total + sq
+    norm = ops.sqrt(total)
+    scale = ops.minimum(max_norm / (norm + 1e-6), 1.0)
+    return {k: g * scale for k, g in grads.items()}, norm
+
+
+def _at(value: TensorLike, dim: Dim, index):
+    if isinstance(value, RecurrentTensor):
+        return value[index]
+    return ops.cast_to(value, value.dtype)[index]
+
+
+def _name(prefix: str, *parts: str) -> str:
+    return "__".join([prefix, *(p.replace(".", "_") for p in parts)])

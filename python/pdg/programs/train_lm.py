@@ -1,0 +1,69 @@
+"""Supervised training of a GPT-style model, as one program.
+
+Dims: i (training iteration, given at launch), b (sequence in the batch)
+and t (position, static). At iteration i the model reads the batch
+`tokens[i, b, t]` (teacher forcing: every position at once) and predicts
+`targets[i, b, t]`; the loss is the mean negative log-likelihood, and the
+optimizer turns its gradient into the weights of iteration i + 1. The whole
+run (forward, backward, update, every iteration) is one program.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import pdg.frontend as pf
+from pdg import optim
+from pdg.nn import GPT, GPTConfig
+
+
+@dataclass
+class TrainProgram:
+    program: pf.Program
+    model: GPT
+    training: optim.Training
+    batch: int
+    length: int
+
+    def inputs(self, weights, tokens, targets, state=None, start_step=0) -> dict:
+        """Program inputs: weights by path, token and target ids shaped
+        (iterations, batch, length), optimizer state (zeros by default)."""
+        tokens, targets = np.asarray(tokens, np.int64), np.asarray(targets, np.int64)
+        if tokens.ndim != 3 or tokens.shape[1:] != (self.batch, self.length):
+            raise ValueError(
+                f"tokens must be (iterations, {self.batch}, {self.length}), got {tokens.shape}"
+            )
+        if targets.shape != tokens.shape:
+            raise ValueError(f"targets {targets.shape} differ from tokens {tokens.shape}")
+        out = self.training.initial_inputs(weights, state, start_step)
+        out["tokens"], out["targets"] = tokens, targets
+        return out
+
+
+def build_train_lm(
+    config: GPTConfig,
+    batch: int,
+    length: int,
+    optimizer: optim.Optimizer,
+    clip_norm: float | None = None,
+    name: str = "train_lm",
+) -> TrainProgram:
+    prog = pf.Program(name)
+    i = prog.dim("i", launch="I")
+    b = prog.dim("b", batch)
+    t = prog.dim("t", length)
+    prog.iterate_parameters(i)
+    model = GPT(prog, config)
+    tokens = prog.input("tokens", (), "i64", domain=[i, b, t])
+    targets = prog.input("targets", (), "i64", domain=[i, b, t])
+    logits = model(tokens, prog.coordinate(t), t)
+    nll = (-pf.take(pf.log_softmax(logits), targets)).named("nll")
+    loss = nll[i, 0:batch, 0:length].mean().named("loss")
+    training = optim.minimize(loss, model.parameters(), optimizer, clip_norm)
+    prog.output("loss", loss)
+    if training.grad_norm is not None:
+        prog.output("grad_norm", training.grad_norm)
+    training.add_outputs()
+    return TrainProgram(prog, model, training, batch, length)

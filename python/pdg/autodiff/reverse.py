@@ -38,6 +38,11 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
     program = loss.program
     # Where each op node exists, before any adjoint reads it.
     restrictions = _restrictions(program)
+
+    def where(v) -> Condition | None:
+        r = restrictions.get(id(v))
+        return r if isinstance(r, Condition) else None
+
     param_ids = {id(p) for p in params}
 
     consumers: dict[int, list[RecurrentTensor]] = defaultdict(list)
@@ -69,18 +74,28 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
         g = adjoint[id(node)]
         for pos, contribution in _contributions(node, g, adjoint).items():
             operand = _operands(node)[pos]
-            restriction = restrictions.get(id(node))
-            where = restriction if isinstance(restriction, Condition) else None
             what = f"the read of '{operand.source.name or 'a value'}' by {_describe(node)}"
             parts[id(operand.source)].append(
-                transpose(contribution, operand, node.domain, where, what)
+                transpose(
+                    contribution,
+                    operand,
+                    node.domain,
+                    where(node),
+                    where(operand.source),
+                    what,
+                )
             )
     for v in active:
         terms = parts[id(v)]
         total = terms[0] if terms else zeros(program, v.shape, v.dtype)
         for t in terms[1:]:
             total = total + t
-        adjoint[id(v)][...] = total
+        if where(v) is not None and any(d is None for d in v.shape):
+            # Only v's own rule reads this, where v exists; there are no
+            # zeros of a symbolic shape to give elsewhere.
+            adjoint[id(v)][where(v)] = total
+        else:
+            adjoint[id(v)][...] = total
     out = []
     for p in params:
         if id(p) in adjoint:

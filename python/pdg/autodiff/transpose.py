@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pdg.frontend import ops
-from pdg.frontend.adjoint_ops import diagonal_sum, over_domain, pad_front, zeros
+from pdg.frontend.adjoint_ops import broadcast_like, diagonal_sum, over_domain, pad_front, zeros
 from pdg.frontend.errors import ProgramError
 from pdg.frontend.index import Condition, Const, IndexExpr
 from pdg.frontend.index import max as imax
@@ -49,11 +49,13 @@ def transpose(
     operand: Operand,
     consumer_domain: tuple,
     restriction: Condition | None,
+    source_restriction: Condition | None,
     what: str,
 ) -> RecurrentTensor:
     """The gradient at the producer's points from `contribution` (over the
     consumer's domain, typed like the operand's read). `restriction`: where
-    the consumer exists, if not everywhere. `what` names the read in errors."""
+    the consumer exists, if not everywhere (and `source_restriction` where
+    the producer does). `what` names the read in errors."""
     source = operand.source
     program = source.program
     entries = [
@@ -83,10 +85,7 @@ def transpose(
             slice_axes.insert(0, slice_axes.pop(w))
         c = pad_front(c, windows[0].width)
     if restriction is not None:
-        masked = program.recurrent(c.shape, c.dtype, consumer_domain)
-        masked[restriction] = c
-        masked[...] = zeros(program, c.shape, c.dtype)
-        c = masked
+        c = _mask(c, restriction, operand, consumer_domain, source_restriction, what)
 
     # Read the contribution from the producer's points.
     by_consumer = {e.consumer.name: e for e in entries if e.consumer is not None}
@@ -128,6 +127,26 @@ def transpose(
     out[Condition(tuple(conditions))] = value
     out[...] = zeros(program, source.shape, source.dtype)
     return out
+
+
+def _mask(c, restriction, operand, domain, source_restriction, what) -> RecurrentTensor:
+    """The contribution where the consumer exists, zeros elsewhere: the
+    contribution itself may read outside its producers there."""
+    program = c.program
+    masked = program.recurrent(c.shape, c.dtype, domain)
+    masked[restriction] = c
+    if all(d is not None for d in c.shape):
+        masked[...] = zeros(program, c.shape, c.dtype)
+    elif operand.is_identity() and source_restriction is None:
+        # zeros sized like the producer, which exists everywhere
+        masked[...] = broadcast_like(ops.constant(program, 0.0, (), c.dtype), operand.source)
+    elif not (operand.is_identity() and source_restriction.key() == restriction.key()):
+        # (a producer restricted alike is only differentiated where it exists)
+        raise ProgramError(
+            f"cannot differentiate {what}: a value of symbolic shape read under "
+            f"'{restriction.render()}' from a value restricted otherwise",
+        )
+    return masked
 
 
 def _window_offset(program, e: _Entry) -> TensorLike:

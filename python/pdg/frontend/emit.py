@@ -203,11 +203,12 @@ def _holds_at_origin(cond: Condition) -> bool:
 
 
 def check_base_cases(program) -> None:
-    """A value defined by cases must be defined at its first point."""
+    """A recurrence (a value defined by cases that reads itself) must be
+    defined at its first point."""
     for v in program.values:
         d = v.definition
         if isinstance(d, CasesDef) and d.cases and v.domain:
-            if not any(_holds_at_origin(cond) for cond, _, _ in d.cases):
+            if not any(_holds_at_origin(cond) for cond, _, _ in d.cases) and _reads_itself(v):
                 first = ", ".join(f"{x.name} = 0" for x in v.domain)
                 raise ProgramError(
                     f"recurrence without a base case: no case defines "
@@ -215,6 +216,18 @@ def check_base_cases(program) -> None:
                     loc=v.loc,
                     hint=f"add one, e.g. {v.name or 'x'}[{v.domain[-1].name} == 0] = init",
                 )
+
+
+def _reads_itself(value) -> bool:
+    seen, stack = set(), [op.source for op in _operands(value)]
+    while stack:
+        v = stack.pop()
+        if v is value:
+            return True
+        if id(v) not in seen:
+            seen.add(id(v))
+            stack.extend(op.source for op in _operands(v))
+    return False
 
 
 def emit_program(program) -> str:

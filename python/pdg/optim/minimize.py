@@ -14,6 +14,7 @@ from pdg.frontend.dtypes import numpy_dtype
 from pdg.frontend.errors import ProgramError
 from pdg.frontend.tensor import CasesDef, Dim, RecurrentTensor, TensorLike
 
+from .checkpoint import load_checkpoint, save_checkpoint
 from .optimizers import Optimizer
 
 STEP_INPUT = "start_step"  # the global step of the first iteration (resuming)
@@ -44,6 +45,43 @@ class Training:
             for slot, s in self.state_next[path].items():
                 program.output(_name(prefix, path, slot), _at(s, self.dim, last))
 
+    def final_state(self, outputs: Mapping, prefix: str = "final"):
+        """(weights by path, optimizer state by path then slot) after the
+        last iteration, from a run's outputs (see add_outputs)."""
+        weights, state = {}, {}
+        for path in self.params:
+            weights[path] = np.asarray(outputs[_name(prefix, path)])
+            state[path] = {
+                slot: np.asarray(outputs[_name(prefix, path, slot)]) for slot in self.state[path]
+            }
+        return weights, state
+
+    def save(self, path, outputs: Mapping, next_step: int):
+        """A checkpoint of the run's final weights and optimizer state."""
+        weights, state = self.final_state(outputs)
+        arrays = {f"weight/{p}": w for p, w in weights.items()}
+        for p, slots in state.items():
+            arrays.update({f"state/{p}/{slot}": v for slot, v in slots.items()})
+        return save_checkpoint(path, arrays, next_step)
+
+    def load(self, path):
+        """(weights, optimizer state, step to resume at) from a checkpoint."""
+        arrays, step = load_checkpoint(path)
+        weights, state = {}, {p: {} for p in self.params}
+        for key, value in arrays.items():
+            kind, _, rest = key.partition("/")
+            if kind == "weight":
+                weights[rest] = value
+            elif kind == "state":
+                p, _, slot = rest.rpartition("/")
+                state.setdefault(p, {})[slot] = value
+        missing = [p for p in self.params if p not in weights] + [
+            f"{p}/{slot}" for p in self.params for slot in self.state[p] if slot not in state[p]
+        ]
+        if missing:
+            raise ValueError(f"checkpoint {path} lacks {', '.join(missing[:5])}")
+        return weights, state, step
+
     def initial_inputs(self, weights: Mapping[str, np.ndarray], state=None, start_step=0):
         """Program inputs for the weights by path, the optimizer state (zeros
         unless given, by path then slot) and the first step's number."""
@@ -56,9 +94,7 @@ class Training:
             out[program.initial_value(p).definition.name] = np.asarray(weights[path], dtype)
             for slot, name in self.state_inputs[path].items():
                 given = (state or {}).get(path, {}).get(slot)
-                out[name] = (
-                    np.zeros(p.shape, dtype) if given is None else np.asarray(given, dtype)
-                )
+                out[name] = np.zeros(p.shape, dtype) if given is None else np.asarray(given, dtype)
         out[STEP_INPUT] = np.asarray(start_step, np.int64)
         return out
 

@@ -1,0 +1,77 @@
+"""Gradients and training compiled to native code (float32) through the
+runtime: the decoder's gradients against PyTorch autograd in float64, and a
+whole training run against the same loop in PyTorch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from pdg.lowering.artifact import compile_module  # noqa: E402
+from pdg.runtime import load  # noqa: E402
+
+from .decoder import B, data, loss_gradients_program, torch_gradients, worst_error  # noqa: E402
+
+
+def test_decoder_gradients_compiled_float32(tmp_path):
+    prog, model = loss_gradients_program("window:3", "f32")
+    compile_module(prog.build(), tmp_path / "grad.pdgx", gpu=False)
+    weights = model.init_weights(seed=3, scale=0.5)
+    tokens, targets = data()
+    inputs = {**model.inputs_from(weights), "tokens": tokens, "targets": targets}
+    result = load(tmp_path / "grad.pdgx").run(inputs, symbols={"B": B})
+    loss, expected = torch_gradients(weights, "window:3", tokens, targets)
+    assert abs(float(result.outputs["loss"]) - loss) < 1e-5 * abs(loss)
+    assert worst_error(result.outputs, expected, floor=1e-3) < 1e-4
+
+
+@pytest.fixture(scope="module")
+def trainer(tmp_path_factory):
+    """The copy-task training program, compiled once for these tests."""
+    from .training import train_program
+
+    tp = train_program("f32")
+    path = tmp_path_factory.mktemp("train") / "train.pdgx"
+    compile_module(tp.program.build(), path, gpu=False)
+    return tp, load(path)
+
+
+def test_training_matches_pytorch(trainer):
+    """40 Adam iterations compiled as one program: the loss falls as PyTorch's does."""
+    from .training import copy_task, torch_losses
+
+    tp, program = trainer
+    tokens, targets = copy_task(40)
+    weights = tp.model.init_weights(seed=1, scale=0.3)
+    result = program.run(tp.inputs(weights, tokens, targets), symbols={"I": 40})
+    ours = np.asarray(result.outputs["loss"], np.float64)
+    theirs = np.asarray(torch_losses(weights, tokens, targets))
+    assert ours[-5:].mean() < 0.85 * ours[:5].mean()  # it learns
+    assert abs(ours[-5:].mean() - theirs[-5:].mean()) < 0.01 * theirs[-5:].mean()
+    assert np.max(np.abs(ours - theirs) / theirs) < 1e-3
+
+
+def test_resume_from_checkpoint_is_bit_identical(trainer, tmp_path):
+    """12 iterations at once, or 5, a checkpoint, and 7 more from it."""
+    from .training import copy_task
+
+    tp, program = trainer
+    tokens, targets = copy_task(12, seed=4)
+    weights = tp.model.init_weights(seed=2, scale=0.3)
+    whole = program.run(tp.inputs(weights, tokens, targets), symbols={"I": 12})
+
+    first = program.run(tp.inputs(weights, tokens[:5], targets[:5]), symbols={"I": 5})
+    tp.training.save(tmp_path / "ckpt.npz", first.outputs, next_step=5)
+    w, state, step = tp.training.load(tmp_path / "ckpt.npz")
+    rest = program.run(
+        tp.inputs(w, tokens[step:], targets[step:], state=state, start_step=step),
+        symbols={"I": 7},
+    )
+    assert np.array_equal(
+        np.concatenate([first.outputs["loss"], rest.outputs["loss"]]), whole.outputs["loss"]
+    )
+    for name, value in whole.outputs.items():
+        if name.startswith("final__"):
+            assert np.array_equal(rest.outputs[name], value), name

@@ -211,7 +211,10 @@ def _reason(node, src) -> str:
     if isinstance(d, UdfDef):
         return f"host callback '{d.callee}' has no derivative"
     if not is_float(src.dtype):
-        return f"it reads '{src.name or 'a value'}', which holds {src.dtype} values"
+        why = ""
+        if isinstance(src.definition, OpDef) and rules.differentiable(src) == set():
+            why = f" ({rules.why_not(src)})"
+        return f"it reads {_describe(src)}, whose {src.dtype} values carry no gradient{why}"
     return rules.why_not(node)
 
 

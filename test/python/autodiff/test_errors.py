@@ -1,0 +1,107 @@
+"""Mistakes and unsupported gradients are ProgramErrors that say what and
+where, never crashes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import pdg.frontend as pdg
+from pdg import optim
+from pdg.frontend import ProgramError
+
+
+def program():
+    prog = pdg.Program("p")
+    t = prog.dim("t", 4)
+    x = prog.input("x", (3,), "f32", domain=[t])
+    w = prog.input("w", (3,), "f32")
+    return prog, t, x, w
+
+
+def test_gradient_through_argmax_is_cut_with_the_reason():
+    prog, t, x, w = program()
+    choice = pdg.argmax(x * w)
+    loss = choice.astype("f32")
+    with pytest.raises(ProgramError, match="cut at 'astype'.*'argmax'.*no derivative"):
+        pdg.grad(loss, [w])
+
+
+def test_gradient_through_sampling_is_cut():
+    prog, t, x, w = program()
+    token = pdg.sample(x * w, seed=1)
+    table = prog.input("table", (3, 2), "f32")
+    loss = pdg.take(table, token).sum() + pdg.take(w, token)
+    (dtable,) = pdg.grad(loss, [table])  # the table is fine...
+    assert dtable.shape == (3, 2)
+    # ...and w gets the gradient of its direct read, not through the sample
+    (dw,) = pdg.grad(loss, [w])
+    assert dw.shape == (3,)
+
+
+def test_only_path_through_a_udf_is_cut():
+    prog, t, x, w = program()
+    reward = prog.udf(lambda a: np.float32(a.sum()), [x * w], (), "f32", name="reward")
+    with pytest.raises(ProgramError, match="host callback 'reward' has no derivative"):
+        pdg.grad(reward * 2.0, [w])
+
+
+def test_unrelated_parameter_gets_zeros():
+    prog, t, x, w = program()
+    other = prog.input("other", (2,), "f32")
+    dw, dother = pdg.grad((x * w).sum(), [w, other])
+    prog.output("dother", dother)
+    prog.build()
+    assert dother.shape == (2,)
+
+
+def test_loss_must_be_a_float_scalar():
+    prog, t, x, w = program()
+    with pytest.raises(ProgramError, match="scalar loss per point"):
+        pdg.grad(x * w, [w])
+    with pytest.raises(ProgramError, match="float loss"):
+        pdg.grad(pdg.argmax(x), [w])
+
+
+def test_parameters_must_be_tensors_not_views():
+    prog, t, x, w = program()
+    with pytest.raises(ProgramError, match="not views"):
+        pdg.grad((x * w).sum(), [x[0]])
+    with pytest.raises(ProgramError, match="list of parameters"):
+        pdg.grad((x * w).sum(), w)
+
+
+def test_access_that_cannot_be_inverted():
+    prog = pdg.Program("p")
+    t = prog.dim("t", 4)
+    s = prog.dim("s", 8)
+    x = prog.input("x", (), "f32", domain=[s])
+    y = prog.recurrent((), "f32", domain=[t])
+    y[...] = x[2 * t]
+    with pytest.raises(ProgramError, match="not a consumer dim plus an offset"):
+        pdg.grad(y * y, [x])
+
+
+def test_minimize_needs_parameters_over_the_iteration_dim():
+    prog, t, x, w = program()
+    with pytest.raises(ProgramError, match="iterate_parameters"):
+        optim.minimize((x * w).sum(), {"w": w}, optim.SGD(lr=0.1))
+
+
+def test_optimizer_arguments_are_checked():
+    with pytest.raises(ProgramError, match="beta1"):
+        optim.Adam(lr=1e-3, betas=(1.5, 0.9))
+    with pytest.raises(ProgramError, match="learning rate"):
+        optim.SGD(lr=-1.0)
+    with pytest.raises(ProgramError, match="warmup"):
+        optim.cosine(1e-3, total=10, warmup=10)
+
+
+def test_checkpoint_rejects_other_files(tmp_path):
+    bad = tmp_path / "x.npz"
+    np.savez(bad, a=np.zeros(2))
+    with pytest.raises(ValueError, match="not a pdg checkpoint"):
+        optim.load_checkpoint(bad)
+    (tmp_path / "junk.npz").write_bytes(b"garbage")
+    with pytest.raises(ValueError, match="cannot read checkpoint"):
+        optim.load_checkpoint(tmp_path / "junk.npz")

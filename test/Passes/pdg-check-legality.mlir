@@ -117,3 +117,23 @@ pdg.graph @ambiguous_bound {
   }
   pdg.output "last" %last : !pdg.value<[], tensor<i1>>
 }
+
+// -----
+
+// A recurrence that only reads ahead (the gradient of a recurrence): legal
+// to interpret, but compiled code runs t forward only, so it is refused
+// with what it is.
+pdg.graph @backward_recurrence {
+  pdg.dim @t < 8
+  %g = pdg.input "g" : !pdg.value<[t], tensor<f32>>
+  // expected-error @+1 {{reads 'd'[(t + 1)] at a later point of sequential dim 't' (e.g. distance [-1]): a recurrence that runs backward along 't'}}
+  %d = pdg.node "d" [t] -> tensor<f32>
+    case (t <= 6) (%n = %d[t + 1] : !pdg.value<[t], tensor<f32>>, %a = %g[t] : !pdg.value<[t], tensor<f32>>) {
+      %s = arith.addf %n, %a : tensor<f32>
+      pdg.yield %s : tensor<f32>
+    }
+    default (%a = %g[t] : !pdg.value<[t], tensor<f32>>) {
+      pdg.yield %a : tensor<f32>
+    }
+  pdg.output "d" %d : !pdg.value<[t], tensor<f32>>
+}

@@ -82,6 +82,8 @@ def check_legality(graph: Graph, poly: Polyhedral | None = None) -> list[Problem
     problems += _group_symbol_problems(graph)
     roles = dim_roles(graph, poly)
     comp = components(graph)
+    looks_back: set[tuple[int, str]] = set()  # (cycle, dim) with a read of an earlier point
+    found = []
     for read in graph.reads:
         if comp[id(read.consumer)] != comp[id(read.producer)]:
             continue
@@ -92,12 +94,22 @@ def check_legality(graph: Graph, poly: Polyhedral | None = None) -> list[Problem
             negative = isl.Set("{ [x] : x < 0 }").align_params(deltas.get_space())
             ahead = deltas.intersect(negative)
             if not ahead.is_empty():
-                problems.append(
-                    Problem(
-                        f"reads {_describe(read)} from the future of sequential dim '{dim}' "
-                        f"inside a cycle of values (e.g. distance {example_point(ahead)}); "
-                        f"read an earlier point such as {dim} - 1",
-                        read.consumer.op.location,
-                    )
-                )
+                found.append((read, dim, ahead))
+            elif not deltas.is_subset(isl.Set("{ [0] }").align_params(deltas.get_space())):
+                looks_back.add((comp[id(read.consumer)], dim))
+    for read, dim, ahead in found:
+        if (comp[id(read.consumer)], dim) in looks_back:
+            message = (
+                f"reads {_describe(read)} from the future of sequential dim '{dim}' "
+                f"inside a cycle of values (e.g. distance {example_point(ahead)}); "
+                f"read an earlier point such as {dim} - 1"
+            )
+        else:
+            message = (
+                f"reads {_describe(read)} at a later point of sequential dim '{dim}' "
+                f"(e.g. distance {example_point(ahead)}): a recurrence that runs backward "
+                f"along '{dim}', as the gradient of a recurrence does; compiled code runs "
+                f"'{dim}' forward only so far, the interpreter runs it (pdg run --interpret)"
+            )
+        problems.append(Problem(message, read.consumer.op.location))
     return problems

@@ -63,7 +63,7 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
             _explain_cut(loss, p, param_ids)
 
     adjoint = {
-        id(v): program.recurrent(v.shape, v.dtype, v.domain, name=f"d_{v.name or 'v'}")
+        id(v): program.recurrent(v.shape, v.dtype, v.domain, name=f"d_{_base_name(v)}")
         for v in active
     }
     parts: dict[int, list[TensorLike]] = defaultdict(list)
@@ -216,6 +216,13 @@ def _reason(node, src) -> str:
             why = f" ({rules.why_not(src)})"
         return f"it reads {_describe(src)}, whose {src.dtype} values carry no gradient{why}"
     return rules.why_not(node)
+
+
+def _base_name(v: RecurrentTensor) -> str:
+    d = v.definition
+    if v.name:
+        return v.name
+    return (d.attrs.get("name") or d.op.name) if isinstance(d, OpDef) else "value"
 
 
 def _describe(v: RecurrentTensor) -> str:

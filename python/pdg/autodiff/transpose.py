@@ -98,8 +98,9 @@ def transpose(
         elif e.kind == "point":
             read.append(e.dim - e.offset)
         else:  # window: the consumers that may read s
-            first = e.dim - e.offset + 1
-            read.append(slice(imax(0, first), imin(cd.size, first + e.width)))
+            first = e.dim - e.offset + 1  # >= 0 when the slice ends at c + 1 or earlier
+            start = first if e.offset.value <= 1 else imax(0, first)
+            read.append(slice(start, imin(cd.size, first + e.width)))
     r = c[tuple(read)] if read else c
     # Axes now: one per free consumer dim and one for the window's consumer
     # range (in consumer order), then the contribution's point.
@@ -123,7 +124,7 @@ def transpose(
         if {d.name for d in value.domain} != {d.name for d in source.domain}:
             value = over_domain(value, source.domain)
         return value
-    out = program.recurrent(source.shape, source.dtype, source.domain)
+    out = program.recurrent(source.shape, source.dtype, source.domain, name=_part(source))
     out[Condition(tuple(conditions))] = value
     out[...] = zeros(program, source.shape, source.dtype)
     return out
@@ -147,6 +148,11 @@ def _mask(c, restriction, operand, domain, source_restriction, what) -> Recurren
             f"'{restriction.render()}' from a value restricted otherwise",
         )
     return masked
+
+
+def _part(source) -> str:
+    """The name of one consumer's part of a gradient."""
+    return f"d_{source.name}_part" if source.name else "d_part"
 
 
 def _window_offset(program, e: _Entry) -> TensorLike:

@@ -99,7 +99,8 @@ def main() -> None:
         print(f"saved the weights and optimizer state to {args.checkpoint}")
 
     trained, _ = train.training.final_state(result.outputs)
-    print(f"copy accuracy of the trained model (greedy): {copy_accuracy(config, trained, work):.0%}")
+    accuracy = copy_accuracy(config, trained, work)
+    print(f"copy accuracy of the trained model (greedy): {accuracy:.0%}")
 
 
 def copy_accuracy(config: GPTConfig, weights: dict, work: Path) -> float:

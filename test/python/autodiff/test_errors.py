@@ -4,9 +4,8 @@ where, never crashes."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
-
 import pdg.frontend as pdg
+import pytest
 from pdg import optim
 from pdg.frontend import ProgramError
 

@@ -120,19 +120,39 @@ pdg.graph @ambiguous_bound {
 
 // -----
 
-// A recurrence that only reads ahead (the gradient of a recurrence): legal
-// to interpret, but compiled code runs t forward only, so it is refused
-// with what it is.
+// A recurrence that only reads ahead (the gradient of a recurrence) runs in
+// a loop from the last step: legal along a static dim...
 pdg.graph @backward_recurrence {
   pdg.dim @t < 8
   %g = pdg.input "g" : !pdg.value<[t], tensor<f32>>
-  // expected-error @+1 {{reads 'd'[(t + 1)] at a later point of sequential dim 't' (e.g. distance [-1]): a recurrence that runs backward along 't'}}
   %d = pdg.node "d" [t] -> tensor<f32>
     case (t <= 6) (%n = %d[t + 1] : !pdg.value<[t], tensor<f32>>, %a = %g[t] : !pdg.value<[t], tensor<f32>>) {
       %s = arith.addf %n, %a : tensor<f32>
       pdg.yield %s : tensor<f32>
     }
     default (%a = %g[t] : !pdg.value<[t], tensor<f32>>) {
+      pdg.yield %a : tensor<f32>
+    }
+  pdg.output "d" %d : !pdg.value<[t], tensor<f32>>
+}
+
+// -----
+
+// ...but not along a dynamic dim, whose end is found by running forward.
+pdg.graph @backward_dynamic {
+  pdg.dim @t < dynamic T max 8 until %done : !pdg.value<[t], tensor<i1>>
+  %g = pdg.input "g" : !pdg.value<[], tensor<f32>>
+  %done = pdg.node "done" [t] -> tensor<i1> {
+    %f = arith.constant dense<false> : tensor<i1>
+    pdg.yield %f : tensor<i1>
+  }
+  // expected-error @+1 {{reads 'd'[(t + 1)] at a later point of dynamic dim 't' (e.g. distance [T = 2] -> [-1]): a recurrence that runs backward along 't'}}
+  %d = pdg.node "d" [t] -> tensor<f32>
+    case (t <= T - 2) (%n = %d[t + 1] : !pdg.value<[t], tensor<f32>>, %a = %g[] : !pdg.value<[], tensor<f32>>) {
+      %s = arith.addf %n, %a : tensor<f32>
+      pdg.yield %s : tensor<f32>
+    }
+    default (%a = %g[] : !pdg.value<[], tensor<f32>>) {
       pdg.yield %a : tensor<f32>
     }
   pdg.output "d" %d : !pdg.value<[t], tensor<f32>>

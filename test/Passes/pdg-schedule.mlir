@@ -3,19 +3,19 @@
 // RUN: pdg-opt %s --pdg-schedule | FileCheck %s
 
 // CHECK-LABEL: pdg.graph @decode
-// CHECK: %wte = pdg.input "wte" {pdg.schedule = {loops = [], order = 0 : i64, phase = "before", stage = 0 : i64}
-// CHECK: %tok = pdg.node "tok" {{.*}}pdg.schedule = {loops = ["t"], order = 5 : i64, phase = "loop", stage = 0 : i64}
-// CHECK: %h = pdg.node "h" {{.*}}pdg.schedule = {loops = ["t"], order = 6 : i64, phase = "loop", stage = 1 : i64}
+// CHECK: %wte = pdg.input "wte" {pdg.schedule = {group = 0 : i64, loops = [], order = 0 : i64, phase = "before", stage = 0 : i64}
+// CHECK: %tok = pdg.node "tok" {{.*}}pdg.schedule = {group = 1 : i64, loops = ["t"], order = 5 : i64, phase = "loop", stage = 0 : i64}
+// CHECK: %h = pdg.node "h" {{.*}}pdg.schedule = {group = 1 : i64, loops = ["t"], order = 6 : i64, phase = "loop", stage = 1 : i64}
 // q, k and v read only h: the same stage.
-// CHECK: %q = pdg.node "q" {{.*}}pdg.schedule = {loops = ["t"], order = 7 : i64, phase = "loop", stage = 2 : i64}
-// CHECK: %k = pdg.node "k" {{.*}}pdg.schedule = {loops = ["t"], order = 8 : i64, phase = "loop", stage = 2 : i64}
-// CHECK: %v = pdg.node "v" {{.*}}pdg.schedule = {loops = ["t"], order = 9 : i64, phase = "loop", stage = 2 : i64}
+// CHECK: %q = pdg.node "q" {{.*}}pdg.schedule = {group = 1 : i64, loops = ["t"], order = 7 : i64, phase = "loop", stage = 2 : i64}
+// CHECK: %k = pdg.node "k" {{.*}}pdg.schedule = {group = 1 : i64, loops = ["t"], order = 8 : i64, phase = "loop", stage = 2 : i64}
+// CHECK: %v = pdg.node "v" {{.*}}pdg.schedule = {group = 1 : i64, loops = ["t"], order = 9 : i64, phase = "loop", stage = 2 : i64}
 // CHECK: %att = pdg.node "att" {{.*}}stage = 3 : i64
 // CHECK: %logits = pdg.node "logits" {{.*}}stage = 4 : i64
 // CHECK: %next = pdg.node "next" {{.*}}stage = 5 : i64
 // CHECK: %done = pdg.node "done" {{.*}}stage = 6 : i64
 // A reduction over the finished sequences runs after the loop.
-// CHECK: %count = pdg.udf "count" {{.*}}pdg.schedule = {loops = [], order = 15 : i64, phase = "after", stage = 0 : i64}
+// CHECK: %count = pdg.udf "count" {{.*}}pdg.schedule = {group = 2 : i64, loops = [], order = 15 : i64, phase = "after", stage = 0 : i64}
 !tok = !pdg.value<[b, t], tensor<i64>>
 !vec = !pdg.value<[b, t], tensor<32xf32>>
 !mat = !pdg.value<[], tensor<32x32xf32>>

@@ -2,8 +2,10 @@
 
 - every point a read touches lies in the producer's domain, for every value
   of the bound symbols (a read below t = 0, past a static bound, or past T);
-- inside a cycle of values, no read looks ahead along a sequential dim: such
-  a cycle could never run step by step.
+- inside a cycle of values, reads along a sequential dim look one way: all
+  back (a loop from the first step) or, for a static or launch dim, all
+  ahead (a loop from the last step, as the gradient of a recurrence); a
+  cycle reading both ways could never run step by step.
 
 Each problem is a `Problem` at the consumer's location with an example point.
 """
@@ -104,12 +106,13 @@ def check_legality(graph: Graph, poly: Polyhedral | None = None) -> list[Problem
                 f"inside a cycle of values (e.g. distance {example_point(ahead)}); "
                 f"read an earlier point such as {dim} - 1"
             )
-        else:
+        elif graph.dims[dim].kind == "dynamic":
             message = (
-                f"reads {_describe(read)} at a later point of sequential dim '{dim}' "
+                f"reads {_describe(read)} at a later point of dynamic dim '{dim}' "
                 f"(e.g. distance {example_point(ahead)}): a recurrence that runs backward "
-                f"along '{dim}', as the gradient of a recurrence does; compiled code runs "
-                f"'{dim}' forward only so far, the interpreter runs it (pdg run --interpret)"
+                f"along '{dim}', whose end is found only by running forward"
             )
+        else:
+            continue  # a recurrence that runs backward: its loop steps from the end
         problems.append(Problem(message, read.consumer.op.location))
     return problems

@@ -1,7 +1,8 @@
 """Storage planning: each value's store from its footprint.
 
 Along a parallel dim a store keeps every coordinate (the bound, e.g. B).
-Along a sequential dim it keeps what later reads still need: the largest
+Along a sequential dim, a value read after its loop nest (groups.py) keeps
+every step; otherwise it keeps what later reads in the nest still need: the largest
 distance back any read looks, from isl (`Polyhedral.upper_bound`):
 
     0         -> point     (only the latest step)
@@ -20,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .graph import Graph, Value
+from .groups import loop_groups
 from .polyhedral import Polyhedral
 from .roles import dim_roles
 
@@ -42,13 +44,14 @@ class Store:
 def plan_storage(graph: Graph, poly: Polyhedral | None = None) -> list[Store]:
     poly = poly or Polyhedral(graph)
     roles = dim_roles(graph, poly)
+    groups = loop_groups(graph, poly)
     readers: dict[int, list] = {id(v): [] for v in graph.values}
     for read in graph.reads:
         readers[id(read.producer)].append(read)
-    return [_store(graph, poly, roles, v, readers[id(v)]) for v in graph.values]
+    return [_store(graph, poly, roles, groups, v, readers[id(v)]) for v in graph.values]
 
 
-def _store(graph, poly, roles, v: Value, reads) -> Store:
+def _store(graph, poly, roles, groups, v: Value, reads) -> Store:
     point = _point_factors(graph, poly, v)
     if v.kind == "input":
         return Store(v, "input", [graph.dims[d].bound for d in v.domain], point)
@@ -58,7 +61,10 @@ def _store(graph, poly, roles, v: Value, reads) -> Store:
         if roles[d] == "parallel":
             extents.append(dim.bound)
             continue
-        size, shape = _lookback(poly, v, d, reads)
+        if any(groups.of(r.consumer) != groups.of(v) and d in r.consumer.domain for r in reads):
+            size, shape = None, "full"  # read along d after its nest: every step is kept
+        else:
+            size, shape = _lookback(poly, v, d, reads)
         if size is not None and dim.kind == "static" and size >= dim.size:
             size = None  # a window as long as the dim is all of it
         if v.is_output or size is None:
@@ -91,7 +97,7 @@ def _lookback(poly: Polyhedral, v: Value, dim: str, reads) -> tuple[int | None, 
         ahead = poly.lower_bound(deltas)
         if back is None or ahead is None:
             return None, "full"
-        need = back - min(ahead, 0) + 1
+        need = max(back, 0) - min(ahead, 0) + 1  # the steps between both ends
         if need > 1:
             entry = read.entries[read.producer.domain.index(dim)]
             block &= entry[0] == "slice" and any("floor(" in lb for lb in entry[1])

@@ -192,8 +192,8 @@ class Driver(ViewEmitter, LoopEmitter):
             opened += 1
         loop = self.loop
         if (
-            node.phase == "loop"
-            and loop
+            loop
+            and loop.dim.name in node.loops
             and loop.groups
             and all(g in v.domain for g in loop.groups)
         ):
@@ -300,21 +300,23 @@ class Driver(ViewEmitter, LoopEmitter):
     def udfs_possible(self) -> bool:
         return any(n.value.kind == "udf" for n in self.m.nodes)
 
-    def loop_dim(self) -> Dim | None:
-        names = {
-            d
-            for n in self.m.nodes
-            if n.phase == "loop"
-            for d in n.value.domain
-            if self.m.roles[d] == "sequential"
-        }
-        if len(names) > 1:
+    def nests(self) -> list[tuple[int, list[Node]]]:
+        """(group, its nodes) in execution order; odd groups are loop nests."""
+        groups: dict[int, list[Node]] = {}
+        for n in self.m.nodes:
+            groups.setdefault(n.group, []).append(n)
+        return sorted(groups.items())
+
+    def nest_dim(self, nodes: list[Node]) -> Dim:
+        """The one sequential dim a nest's nodes step along."""
+        names = {d for n in nodes for d in n.value.domain if self.m.roles[d] == "sequential"}
+        if len(names) != 1:
             raise PassError(
                 f"the loop nest has {len(names)} sequential dims ({', '.join(sorted(names))}); "
-                "the lowering compiles one sequential loop so far",
+                "the lowering compiles one sequential dim per nest so far",
                 self.m.graph.op.location,
             )
-        return self.m.graph.dims[names.pop()] if names else None
+        return self.m.graph.dims[names.pop()]
 
     # --- the function -------------------------------------------------------------
 
@@ -340,17 +342,22 @@ class Driver(ViewEmitter, LoopEmitter):
         for v in inputs:
             params.append(f"{args[id(v)]}: {self.buffer(v).type}")
         params += [f"{ssa}: index" for ssa in self.symbols.values()]
-        dim = self.loop_dim()
-        self.loop = Loop(dim) if dim else None
-
-        for n in self.m.nodes:
-            if n.phase == "before":
-                self.run_node(n, {})
-        if dim:
-            self.run_loop(dim)
-        for n in self.m.nodes:
-            if n.phase == "after":
-                self.run_node(n, {})
+        dim = None  # the dynamic dim, whose lengths the entry returns
+        for group, nodes in self.nests():
+            if group % 2 == 0:
+                for n in nodes:
+                    self.run_node(n, {})
+                continue
+            nest = self.nest_dim(nodes)
+            if nest.kind == "dynamic":
+                if self.loop is not None or nodes[0].reverse:
+                    raise PassError(
+                        f"dynamic dim '{nest.name}' needs a second loop, or one stepping "
+                        "backward; the lowering runs a dynamic dim in one forward loop so far",
+                        self.m.graph.op.location,
+                    )
+                dim, self.loop = nest, Loop(nest)
+            self.run_loop(nest, nodes, nodes[0].reverse)
 
         outputs = []
         returned = set()

@@ -1,6 +1,7 @@
-"""The loop of the entry function (part of the Driver): an scf.for over a
-static or launch sequential dim, or an scf.while over a dynamic one that
-runs while some sequence is alive. A sequence ends after the first step
+"""The loop nests of the entry function (part of the Driver): an scf.for
+over a static or launch sequential dim (forward, or backward for a nest of
+backward recurrences), or an scf.while over a dynamic one that runs while
+some sequence is alive. A sequence ends after the first step
 where its `until` value holds, or at the dim's max; growable stores are
 carried through the loop and grow when full; the step is published in
 @pdg_step for progress displays."""
@@ -20,7 +21,7 @@ LENGTHS = MemRef((DYNAMIC,), "i64")  # each sequence's length, as the entry retu
 
 @dataclass
 class Loop:
-    """The sequential dim the `loop` phase runs over."""
+    """The dynamic dim a loop nest runs over, and its bookkeeping."""
 
     dim: Dim
     index: str = ""  # SSA of the step inside the loop
@@ -34,19 +35,24 @@ class LoopEmitter:
     """Mixed into Driver: uses its writers, `m`, `loop`, `buffers`,
     `run_node()`, `index_of()`, `extent_of()` and `grow_symbol()`."""
 
-    def run_loop(self, dim: Dim) -> None:
+    def run_loop(self, dim: Dim, nodes: list, reverse: bool = False) -> None:
+        """One loop nest: `nodes` at each step of `dim`, in order; from the
+        last step to the first when `reverse`."""
         w = self.w
-        loop = self.loop
-        nodes = [n for n in self.m.nodes if n.phase == "loop"]
         if dim.kind != "dynamic":
             extent = w.index(self.extent_of(dim.name))
-            loop.index = w.fresh(dim.name)
-            w.open(f"scf.for {loop.index} = {w.const(0)} to {extent} step {w.const(1)} {{")
-            self.report_step(loop.index)
+            k = w.fresh(dim.name)
+            w.open(f"scf.for {k} = {w.const(0)} to {extent} step {w.const(1)} {{")
+            step = k
+            if reverse:  # extent - 1 - k
+                last = w.op(f"arith.subi {extent}, {w.const(1)} : index")
+                step = w.op(f"arith.subi {last}, {k} : index", dim.name)
+            self.report_step(k)
             for n in nodes:
-                self.run_node(n, {dim.name: loop.index})
+                self.run_node(n, {dim.name: step})
             w.close()
             return
+        loop = self.loop
         self.track_sequences(dim)
         growing = [b for b in self.buffers.values() if b.grow_dim is not None]
         growing += self.side_buffers

@@ -31,6 +31,9 @@ class Node:
     phase: str  # before | loop | after
     order: int
     cases: list[Case] = field(default_factory=list)
+    group: int = 0  # loop nest (odd) or whole computation (even), in execution order
+    reverse: bool = False  # its nest steps backward
+    loops: list[str] = field(default_factory=list)  # the nest's dim
 
     @property
     def name(self) -> str:
@@ -70,11 +73,16 @@ def read_model(graph_op: ir.Operation) -> LoweringModel:
         if v.kind == "input":
             continue
         slot = ir.DictAttr(v.op.attributes["pdg.schedule"])
-        node = Node(
-            v,
-            ir.StringAttr(slot["phase"]).value,
-            ir.IntegerAttr(slot["order"]).value,
+        phase = ir.StringAttr(slot["phase"]).value
+        node = Node(v, phase, ir.IntegerAttr(slot["order"]).value)
+        # Schedules written before nests were numbered: one nest, group 1.
+        node.group = (
+            ir.IntegerAttr(slot["group"]).value
+            if "group" in slot
+            else {"before": 0, "loop": 1, "after": 2}[phase]
         )
+        node.reverse = "reverse" in slot
+        node.loops = [ir.StringAttr(d).value for d in ir.ArrayAttr(slot["loops"])]
         if v.kind == "udf":
             # One case: a call through the runtime's table of host callbacks.
             callee = ir.StringAttr(v.op.attributes["callee"]).value

@@ -38,6 +38,25 @@ def PdgDeduplicate : Pass<"pdg-dedup", "::mlir::pdg::GraphOp"> {
   ];
 }
 
+def PdgFuseProducers : Pass<"pdg-fuse", "::mlir::pdg::GraphOp"> {
+  let summary = "Compute a node inside its only reader when it reads it at the same point";
+  let description = [{
+    A node with one case (unconditional, or guarded exactly as the reading
+    case), read only by one other node over
+    the same dims at the reader's own point (`%p[b, t]`), is computed in
+    the reader's body: its reads move to the reader unchanged and its body
+    is cloned where the reader used it. Each point still computes it once;
+    the store between the two, its loop nest and its call disappear. Chains
+    of elementwise nodes (gradients, optimizer updates, normalizations)
+    become one node. Outputs, `until` values, udfs and producers with
+    symbols their reader does not bind are left alone. Repeated to a
+    fixpoint.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused-nodes", "Number of nodes computed inside their reader">
+  ];
+}
+
 def PdgIncrementalize : Pass<"pdg-incrementalize", "::mlir::pdg::GraphOp"> {
   let summary = "Turn reductions over a finished sequence into running ones";
   let description = [{

@@ -436,7 +436,13 @@ MODES: dict[str, Mode] = {
         # The whole-graph passes: isl analyses and the C++ rewrites.
         Mode(
             "passes",
-            ("--pdg-dedup", "--pdg-incrementalize", "--pdg-plan-storage", "--pdg-schedule"),
+            (
+                "--pdg-dedup",
+                "--pdg-incrementalize",
+                "--pdg-fuse",
+                "--pdg-plan-storage",
+                "--pdg-schedule",
+            ),
             False,
         ),
         # The lowering: stores, loops, bufferized bodies.

@@ -36,7 +36,10 @@ from .support import support_source
 
 # Whole-graph optimization and planning before the lowering ({vectorize}:
 # pdg-vectorize or nothing).
-OPTIMIZE = "builtin.module(pdg-dedup,pdg-dce,{vectorize}canonicalize,pdg-plan-storage,pdg-schedule)"
+OPTIMIZE = (
+    "builtin.module(pdg-dedup,pdg-dce,{vectorize}canonicalize,pdg-fuse,pdg-plan-storage,"
+    "pdg-schedule)"
+)
 
 
 class CompileError(Exception):

@@ -16,10 +16,12 @@ PIPELINES = [
     "pdg-dce",
     "pdg-dedup",
     "pdg-incrementalize",
+    "pdg-fuse",
     "pdg-check-legality",
     "pdg-plan-storage",
     "pdg-schedule",
     "pdg-dedup,pdg-dce,canonicalize,pdg-plan-storage,pdg-schedule",
+    "pdg-dedup,pdg-dce,canonicalize,pdg-fuse,pdg-plan-storage,pdg-schedule",
     "pdg-vectorize",
     "pdg-vectorize,canonicalize,pdg-dce,pdg-plan-storage,pdg-schedule",
 ]

@@ -15,14 +15,15 @@ from pdg.runtime import load  # noqa: E402
 from .decoder import B, data, loss_gradients_program, torch_gradients, worst_error  # noqa: E402
 
 
-def test_decoder_gradients_compiled_float32(tmp_path):
-    prog, model = loss_gradients_program("window:3", "f32")
+@pytest.mark.parametrize("pattern", ["full", "window:3", "block:4"])
+def test_decoder_gradients_compiled_float32(tmp_path, pattern):
+    prog, model = loss_gradients_program(pattern, "f32")
     compile_module(prog.build(), tmp_path / "grad.pdgx", gpu=False)
     weights = model.init_weights(seed=3, scale=0.5)
     tokens, targets = data()
     inputs = {**model.inputs_from(weights), "tokens": tokens, "targets": targets}
     result = load(tmp_path / "grad.pdgx").run(inputs, symbols={"B": B})
-    loss, expected = torch_gradients(weights, "window:3", tokens, targets)
+    loss, expected = torch_gradients(weights, pattern, tokens, targets)
     assert abs(float(result.outputs["loss"]) - loss) < 1e-5 * abs(loss)
     assert worst_error(result.outputs, expected, floor=1e-3) < 1e-4
 

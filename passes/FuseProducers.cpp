@@ -1,0 +1,222 @@
+//===- FuseProducers.cpp - pdg-fuse ---------------------------------------===//
+//
+// A node read by exactly one other node, over the same domain and at the
+// same point, is computed inside its reader:
+//
+//   %p = pdg.node "p" [b, t] (%a = %x[b, t - 1] ...) { f(a) }
+//   %c = pdg.node "c" [b, t] (%q = %p[b, t], %y = %z[b, t]) { g(q, y) }
+// =>
+//   %c = pdg.node "c" [b, t] (%y = %z[b, t], %a = %x[b, t - 1]) { g(f(a), y) }
+//
+// The producer's reads move to the consumer unchanged (both index the same
+// dims in the same order), so each point still computes f once, and the
+// store that held p between the two disappears. Gradients and optimizer
+// updates are long chains of such elementwise nodes; one node per chain
+// means one store, one loop nest and one call per point instead of many.
+// The producer must have a single case, unconditional or guarded exactly as
+// the consumer's case that reads it, and symbols its consumer also binds;
+// outputs, `until` values and udfs are never fused.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AffineSyntax.h"
+#include "Passes.h"
+#include "PdgOps.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::pdg {
+#define GEN_PASS_DEF_PDGFUSEPRODUCERS
+#include "Passes.h.inc"
+} // namespace mlir::pdg
+
+using namespace mlir;
+using namespace mlir::pdg;
+
+namespace {
+
+/// Whether `access` reads the producer at the consumer's own point: entry i
+/// is the point `d_i`.
+bool isIdentity(AccessAttr access) {
+  for (size_t i = 0; i < access.getNumEntries(); ++i) {
+    if (access.isSlice(i))
+      return false;
+    auto lbs = access.getLowerBounds(i);
+    if (lbs.size() != 1)
+      return false;
+    auto d = dyn_cast<AffineDimExpr>(lbs[0]);
+    if (!d || d.getPosition() != i)
+      return false;
+  }
+  return true;
+}
+
+/// Whether p's one case holds wherever c's case k does: p is unconditional,
+/// or guarded exactly as that case (the frontend restricts the nodes a case
+/// reads to the case's condition).
+bool covered(NodeOp p, NodeOp c, unsigned k) {
+  IntegerSet own = p.getCondition(0);
+  return isAlwaysTrue(own) ||
+         (p.getSymbols() == c.getSymbols() && own == c.getCondition(k));
+}
+
+/// The one node that reads `p` (only at its own point), if fusing is legal.
+NodeOp fusableConsumer(NodeOp p) {
+  if (p.getCases().size() != 1)
+    return {};
+  NodeOp c;
+  for (Operation *user : p.getResult().getUsers()) {
+    auto node = dyn_cast<NodeOp>(user);
+    if (!node || node == p || (c && node != c))
+      return {};
+    c = node;
+  }
+  if (!c || c.getValueType().getDomain() != p.getValueType().getDomain())
+    return {};
+  for (auto [i, input] : llvm::enumerate(c.getInputs()))
+    if (input == p.getResult() && !isIdentity(c.getAccess(i)))
+      return {};
+  for (unsigned k = 0, n = c.getCases().size(); k < n; ++k) {
+    unsigned start = c.getCaseInputStart(k);
+    unsigned count = c.getCases()[k].getNumArguments();
+    for (unsigned i = start; i < start + count; ++i)
+      if (c.getInputs()[i] == p.getResult() && !covered(p, c, k))
+        return {};
+  }
+  for (Attribute s : p.getSymbols())
+    if (!llvm::is_contained(c.getSymbols(), s))
+      return {};
+  return c;
+}
+
+struct FuseProducers : mlir::pdg::impl::PdgFuseProducersBase<FuseProducers> {
+  void runOnOperation() override {
+    Block &body = getOperation().getBodyBlock();
+    // Fusing replaces the consumer, which can make its other producers
+    // fusable: rescan from where the last fusion left off, then once more.
+    Operation *from = nullptr;
+    while (true) {
+      NodeOp p, c;
+      auto scan = [&](Block::iterator begin, Block::iterator end) {
+        for (Operation &op : llvm::make_range(begin, end))
+          if (auto node = dyn_cast<NodeOp>(op))
+            if ((c = fusableConsumer(node))) {
+              p = node;
+              return;
+            }
+      };
+      scan(from ? Block::iterator(from) : body.begin(), body.end());
+      if (!p && from)
+        scan(body.begin(), Block::iterator(from));
+      if (!p)
+        break;
+      from = fuse(p, c);
+      ++numFused;
+    }
+  }
+
+  /// p's reads, re-expressed with c's symbol positions.
+  AccessAttr remapSymbols(AccessAttr access, NodeOp p, NodeOp c) {
+    MLIRContext *ctx = &getContext();
+    unsigned nd = access.getNumDims();
+    llvm::SmallVector<AffineExpr> dims, syms;
+    for (unsigned i = 0; i < nd; ++i)
+      dims.push_back(getAffineDimExpr(i, ctx));
+    for (Attribute s : p.getSymbols()) {
+      auto at = llvm::find(c.getSymbols(), s) - c.getSymbols().begin();
+      syms.push_back(getAffineSymbolExpr(at, ctx));
+    }
+    llvm::SmallVector<llvm::SmallVector<AffineExpr>> lbs, ubs;
+    for (size_t j = 0; j < access.getNumEntries(); ++j) {
+      llvm::SmallVector<AffineExpr> lo, hi;
+      for (AffineExpr e : access.getLowerBounds(j))
+        lo.push_back(e.replaceDimsAndSymbols(dims, syms));
+      for (AffineExpr e : access.getUpperBounds(j))
+        hi.push_back(e.replaceDimsAndSymbols(dims, syms));
+      lbs.push_back(lo);
+      ubs.push_back(hi);
+    }
+    return AccessAttr::fromEntries(ctx, nd, c.getSymbols().size(), lbs, ubs);
+  }
+
+  /// Returns the fused node (it replaces c).
+  Operation *fuse(NodeOp p, NodeOp c) {
+    Location loc = c.getLoc();
+    Block &pBody = p.getCases()[0].front();
+    llvm::SmallVector<Attribute> pAccesses;
+    for (unsigned i = 0, e = p.getInputs().size(); i < e; ++i)
+      pAccesses.push_back(remapSymbols(p.getAccess(i), p, c));
+
+    // Per case of c: its inputs but p, then p's inputs where it read p.
+    llvm::SmallVector<Value> inputs;
+    llvm::SmallVector<Attribute> accesses;
+    llvm::SmallVector<llvm::SmallVector<unsigned>> kept; // per case: c's inputs kept
+    llvm::SmallVector<bool> readsP;
+    for (unsigned k = 0, n = c.getCases().size(); k < n; ++k) {
+      unsigned start = c.getCaseInputStart(k);
+      unsigned count = c.getCases()[k].getNumArguments();
+      kept.emplace_back();
+      bool reads = false;
+      for (unsigned i = start; i < start + count; ++i) {
+        if (c.getInputs()[i] == p.getResult()) {
+          reads = true;
+          continue;
+        }
+        kept.back().push_back(i);
+        inputs.push_back(c.getInputs()[i]);
+        accesses.push_back(c.getAccesses()[i]);
+      }
+      if (reads) {
+        inputs.append(p.getInputs().begin(), p.getInputs().end());
+        accesses.append(pAccesses);
+      }
+      readsP.push_back(reads);
+    }
+
+    OpBuilder b(c);
+    OperationState state(loc, NodeOp::getOperationName());
+    state.addOperands(inputs);
+    state.addAttribute("accesses", ArrayAttr::get(&getContext(), accesses));
+    state.addAttribute("conditions", c.getConditions());
+    state.addAttribute("symbols", c.getSymbols());
+    if (c.getNameAttr())
+      state.addAttribute("name", c.getNameAttr());
+    state.addTypes(c.getResult().getType());
+    for (unsigned k = 0; k < c.getCases().size(); ++k)
+      state.addRegion();
+    auto fused = cast<NodeOp>(b.create(state));
+
+    for (unsigned k = 0, n = c.getCases().size(); k < n; ++k) {
+      Block &old = c.getCases()[k].front();
+      unsigned start = c.getCaseInputStart(k);
+      Block *block = new Block();
+      fused.getCases()[k].push_back(block);
+      OpBuilder bb = OpBuilder::atBlockEnd(block);
+      IRMapping map;
+      for (unsigned i : kept[k])
+        map.map(old.getArgument(i - start),
+                block->addArgument(old.getArgument(i - start).getType(), loc));
+      if (readsP[k]) {
+        IRMapping pMap;
+        for (BlockArgument a : pBody.getArguments())
+          pMap.map(a, block->addArgument(a.getType(), a.getLoc()));
+        for (Operation &op : pBody.without_terminator())
+          bb.clone(op, pMap);
+        Value produced = pMap.lookup(cast<YieldOp>(pBody.getTerminator()).getValue());
+        for (unsigned i = 0; i < old.getNumArguments(); ++i)
+          if (c.getInputs()[start + i] == p.getResult())
+            map.map(old.getArgument(i), produced);
+      }
+      for (Operation &op : old)
+        bb.clone(op, map);
+    }
+    c.getResult().replaceAllUsesWith(fused.getResult());
+    c->dropAllReferences();
+    c->erase();
+    p->dropAllReferences();
+    p->erase();
+    return fused;
+  }
+};
+
+} // namespace

@@ -1,0 +1,86 @@
+"""GRPO (group relative policy optimization): rewards normalized within the
+group of completions of one prompt, a PPO-style clipped surrogate on each
+completion token, and a KL penalty towards a reference model.
+
+    A_g       = (r_g - mean(r)) / (std(r) + eps)           std: unbiased, over the group
+    ratio     = exp(logp - old_logp)
+    surrogate = min(ratio * A, clip(ratio, 1 - clip, 1 + clip) * A)
+    kl        = exp(ref - logp) - (ref - logp) - 1         (the k3 estimator)
+    token     = -surrogate + beta * kl
+    loss      = mean over completions of (sum of token over its tokens / its length)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pdg.frontend import ops
+from pdg.frontend.errors import ProgramError
+from pdg.frontend.tensor import Dim, TensorLike
+
+
+@dataclass(frozen=True)
+class GRPOConfig:
+    group: int = 8  # completions per prompt
+    clip: float = 0.2  # the surrogate's clip range (epsilon)
+    beta: float = 0.04  # KL coefficient
+    eps: float = 1e-4  # added to the group's reward std
+    temperature: float = 1.0
+
+
+def group_advantages(rewards: TensorLike, group: Dim, eps: float = 1e-4) -> TensorLike:
+    """(r - mean(r)) / (std(r) + eps) over `group`, the dim of the
+    completions of one prompt (std with Bessel's correction, as torch.std)."""
+    if rewards.shape:
+        raise ProgramError("group_advantages() needs one scalar reward per completion")
+    if group.kind != "static" or group.static_size < 2:
+        raise ProgramError("the group dim needs a static size of at least 2")
+    if not any(d.name == group.name for d in rewards.domain):
+        raise ProgramError(f"the rewards are not defined over the group dim '{group.name}'")
+    n = group.static_size
+    whole = whole_dim(rewards, group)
+    mean = whole.mean()
+    centered = rewards - mean
+    var = ((whole - mean) * (whole - mean)).sum() * (1.0 / (n - 1))
+    return centered / (ops.sqrt(var) + eps)
+
+
+def grpo_token_loss(
+    logp: TensorLike,
+    old_logp: TensorLike,
+    ref_logp: TensorLike,
+    advantage: TensorLike,
+    clip: float = 0.2,
+    beta: float = 0.04,
+) -> TensorLike:
+    """The per-token GRPO loss: the negated clipped surrogate plus beta times
+    the KL estimate towards the reference."""
+    if not 0 < clip < 1:
+        raise ProgramError(f"clip must be in (0, 1), got {clip}")
+    if beta < 0:
+        raise ProgramError(f"beta must be >= 0, got {beta}")
+    ratio = ops.exp(logp - old_logp)
+    clipped = ops.minimum(ops.maximum(ratio, 1.0 - clip), 1.0 + clip)
+    surrogate = ops.minimum(ratio * advantage, clipped * advantage)
+    loss = -surrogate
+    if beta:
+        delta = ref_logp - logp
+        loss = loss + (ops.exp(delta) - delta - 1.0) * beta
+    return loss
+
+
+def masked_sequence_mean(values: TensorLike, mask: TensorLike, step: Dim) -> TensorLike:
+    """Per sequence: the sum of values where mask is 1, over `step`, divided
+    by the number of such steps (at least 1)."""
+    total = whole_dim(values * mask, step).sum(axis=0)
+    count = whole_dim(mask, step).sum(axis=0)
+    return total / ops.maximum(count, 1.0)
+
+
+def whole_dim(x: TensorLike, dim: Dim) -> TensorLike:
+    """x read along all of `dim` (a leading axis per point), at the current
+    point of its other dims."""
+    if not any(d.name == dim.name for d in x.domain):
+        raise ProgramError(f"the value is not defined over '{dim.name}'")
+    key = tuple(slice(0, d.size) if d.name == dim.name else d for d in x.domain)
+    return x[key]

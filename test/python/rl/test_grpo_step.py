@@ -1,0 +1,103 @@
+"""One GRPO step (loss and gradients of every policy weight) on the same
+samples, against an independent PyTorch GRPO written here from the
+algorithm's definition (TRL's loss_type="grpo" aggregation), float64."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from frontend.torch_reference import TorchGPT  # noqa: E402
+from pdg import rl  # noqa: E402
+from pdg.interpreter import interpret  # noqa: E402
+from pdg.nn import GPTConfig  # noqa: E402
+from pdg.programs import build_grpo_step  # noqa: E402
+
+VOCAB, LENGTH, PROMPTS, GROUP = 12, 8, 2, 4
+GRPO = rl.GRPOConfig(group=GROUP, clip=0.2, beta=0.04)
+
+
+def samples(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, VOCAB, size=(PROMPTS, GROUP, LENGTH))
+    targets = np.roll(tokens, -1, axis=2)
+    mask = np.zeros((PROMPTS, GROUP, LENGTH))
+    for p in range(PROMPTS):
+        for g in range(GROUP):
+            start, end = 2 + p, int(rng.integers(4, LENGTH))  # completions of different lengths
+            mask[p, g, start:end] = 1.0
+    rewards = rng.integers(0, 2, size=(PROMPTS, GROUP)).astype(np.float64)
+    rewards[:, 0], rewards[:, 1] = 0.0, 1.0  # no group with a zero std
+    return tokens, targets, mask, rewards
+
+
+def torch_logp(weights, tokens, targets, grad: bool):
+    model = TorchGPT(weights, 1, 2)
+    if grad:
+        for w in model.w.values():
+            w.requires_grad_(True)
+    rows = []
+    for p in range(PROMPTS):
+        per_group = []
+        for g in range(GROUP):
+            logits = model.logits(list(tokens[p, g]), "full", 0)
+            logp = torch.log_softmax(logits, -1)
+            per_group.append(logp.gather(1, torch.tensor(targets[p, g])[:, None])[:, 0])
+        rows.append(torch.stack(per_group))
+    return torch.stack(rows), model
+
+
+def torch_grpo_step(policy_w, ref_w, tokens, targets, mask, old_logp, rewards):
+    logp, model = torch_logp(policy_w, tokens, targets, grad=True)
+    with torch.no_grad():
+        ref, _ = torch_logp(ref_w, tokens, targets, grad=False)
+    r = torch.tensor(rewards)
+    adv = ((r - r.mean(1, keepdim=True)) / (r.std(1, keepdim=True) + GRPO.eps))[..., None]
+    ratio = torch.exp(logp - torch.tensor(old_logp))
+    clipped = torch.clamp(ratio, 1 - GRPO.clip, 1 + GRPO.clip)
+    per_token = -torch.min(ratio * adv, clipped * adv)
+    per_token = per_token + GRPO.beta * (torch.exp(ref - logp) - (ref - logp) - 1)
+    m = torch.tensor(mask)
+    loss = ((per_token * m).sum(-1) / m.sum(-1).clamp(min=1)).mean()
+    loss.backward()
+    return float(loss.detach()), {k: w.grad.numpy() for k, w in model.w.items()}
+
+
+def test_grpo_step_matches_pytorch():
+    config = GPTConfig(
+        vocab=VOCAB, d_model=8, n_layers=1, n_heads=2, max_positions=LENGTH, dtype="f64"
+    )
+    step = build_grpo_step(config, LENGTH, GRPO)
+    policy_w = step.policy.init_weights(seed=1, scale=0.5)
+    ref_inputs = step.reference.init_weights(seed=2, scale=0.5)  # paths "ref.*"
+    ref_w = {k.removeprefix("ref."): v for k, v in ref_inputs.items()}
+    tokens, targets, mask, rewards = samples()
+    # the sampling policy: the current one, moved far enough that some
+    # ratios leave the clip range
+    current, _ = torch_logp(policy_w, tokens, targets, grad=False)
+    noise = np.random.default_rng(3).normal(scale=0.3, size=current.shape)
+    old_logp = current.numpy() + noise
+    inputs = {
+        **step.policy.inputs_from(policy_w),
+        **step.reference.inputs_from(ref_inputs),
+        "tokens": tokens,
+        "targets": targets,
+        "mask": mask,
+        "old_logp": old_logp,
+        "rewards": rewards,
+    }
+    result = interpret(step.program.build(), inputs, symbols={"P": PROMPTS})
+    loss, grads = torch_grpo_step(policy_w, ref_w, tokens, targets, mask, old_logp, rewards)
+    ratio = np.exp(current.numpy() - old_logp)[mask > 0]
+    assert ((ratio < 0.8) | (ratio > 1.2)).any() and ((ratio > 0.8) & (ratio < 1.2)).any()
+    assert abs(float(result.outputs["loss"]) - loss) <= 1e-10 * abs(loss)
+    top = max(np.abs(g).max() for g in grads.values())
+    worst = 0.0
+    for path, expected in grads.items():
+        got = np.asarray(result.outputs["g_" + path.replace(".", "_")])
+        scale = max(np.abs(expected).max(), 1e-6 * top)
+        assert np.abs(got - expected).max() <= 1e-6 * scale, path
+        worst = max(worst, np.abs(got - expected).max() / scale)
+    print(f"worst relative gradient error {worst:.2e}")

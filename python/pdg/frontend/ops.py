@@ -754,7 +754,7 @@ def log_softmax(x: TensorLike, axis: int = -1) -> RecurrentTensor:
 
 
 def _emit_argmax(body: Body, args, type_: TensorType, attrs) -> Val:
-    (x,) = args
+    x = args[0]
     axis = attrs["axis"]
     noise = attrs.get("noise")
     rank = x.tensor.rank
@@ -767,6 +767,12 @@ def _emit_argmax(body: Body, args, type_: TensorType, attrs) -> Val:
     coords = []
     if noise is not None:
         coords = [body.emit(f"pdg.point @{d} : index", "index") for d in noise["dims"]]
+        if len(args) > 1:  # the seed is a program value, read once per point
+            seed = args[1]
+            noise = {
+                **noise,
+                "seed": body.emit(f"tensor.extract {seed.name}[] : {seed.tensor.mlir()}", "i64"),
+            }
     is_f = is_float(x.tensor.dtype)
 
     def region(r: Body, ins, outs):
@@ -833,7 +839,8 @@ def _splitmix(r: Body, x: Val) -> Val:
 def _gumbel_perturb(r: Body, logit: Val, index: Val, coords, noise, elem: str) -> Val:
     """logit / temperature - log(-log(u)), u uniform in (0, 1) from a hash of
     (seed, coordinates..., index)."""
-    h = r.const_scalar(noise["seed"], "i64")
+    seed = noise["seed"]
+    h = seed if isinstance(seed, Val) else r.const_scalar(seed, "i64")
     for p in coords:
         ci = r.emit(f"arith.index_cast {p.name} : index to i64", "i64")
         h = _splitmix(r, r.emit(f"arith.xori {h.name}, {ci.name} : i64", "i64"))
@@ -861,16 +868,24 @@ def _gumbel_perturb(r: Body, logit: Val, index: Val, coords, noise, elem: str) -
 def sample(logits: TensorLike, seed: int = 0, temperature: float = 1.0) -> RecurrentTensor:
     """Draws an index from softmax(logits / temperature) along the last axis,
     by the Gumbel-max trick with noise from a counter-based hash of the seed
-    and the point's coordinates: reproducible on every backend."""
+    and the point's coordinates: reproducible on every backend. The seed is
+    a Python int, or an i64 scalar tensor (e.g. a program input, so each run
+    of a compiled program can draw anew)."""
     if not is_float(logits.dtype):
         raise ProgramError("sample() needs float logits")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ProgramError("sample() needs an integer seed")
+    if isinstance(seed, TensorLike):
+        if seed.dtype != "i64" or seed.shape:
+            raise ProgramError("sample() needs an i64 scalar seed tensor")
+    elif not isinstance(seed, int) or isinstance(seed, bool):
+        raise ProgramError("sample() needs an integer seed (a Python int or an i64 scalar)")
     if temperature <= 0:
         raise ProgramError("sample() needs a positive temperature", hint="use argmax for greedy")
     ax = logits.ndim - 1
     shape = tuple(logits.shape[:-1])
     names = tuple(d.name for d in logits.domain)
+    if isinstance(seed, TensorLike):
+        noise = {"seed": None, "temperature": float(temperature), "dims": names}
+        return _make(ARGMAX, [logits, seed], TensorType(shape, "i64"), axis=ax, noise=noise)
     noise = {"seed": seed, "temperature": float(temperature), "dims": names}
     return _make(ARGMAX, [logits], TensorType(shape, "i64"), axis=ax, noise=noise)
 

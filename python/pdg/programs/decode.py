@@ -32,9 +32,10 @@ class DecodeProgram:
     next_token: pf.RecurrentTensor | None = None  # the choice at [b, t]
     logits: pf.RecurrentTensor | None = None  # the policy's logits at [b, t]
     response_limit: bool = False  # takes an input `limit` [b]: a cap on T per sequence
+    seed_input: bool = False  # takes an input `seed`: the sampling seed of a run
 
     def inputs(
-        self, weights: dict, prompts: list, limits: list[int] | None = None
+        self, weights: dict, prompts: list, limits: list[int] | None = None, seed=None
     ) -> dict[str, np.ndarray]:
         """Program inputs: model weights (by path), the batch's prompts (each
         a non-empty list of token ids) and, for a program built with
@@ -55,6 +56,12 @@ class DecodeProgram:
             inputs["limit"] = np.array(limits, np.int64)
         elif limits is not None:
             raise ValueError("build the program with response_limit=True to pass limits")
+        if self.seed_input:
+            if seed is None:
+                raise ValueError("this program samples with a seed given at each run")
+            inputs["seed"] = np.asarray(seed, np.int64)
+        elif seed is not None:
+            raise ValueError('build the program with sample_seed="input" to pass a seed')
         return inputs
 
 
@@ -65,7 +72,7 @@ def build_decode(
     max_len: int,
     prompt_width: int = 16,
     max_batch: int = 64,
-    sample_seed: int | None = None,
+    sample_seed: int | str | None = None,
     temperature: float = 1.0,
     response_limit: bool = False,
     output_logits: bool = True,
@@ -88,7 +95,9 @@ def build_decode(
     if sample_seed is None:
         nxt[...] = pf.argmax(logits)
     else:
-        nxt[...] = pf.sample(logits, seed=sample_seed, temperature=temperature)
+        # "input": the seed is the program input `seed`, given at each run.
+        seed = prog.input("seed", (), "i64") if sample_seed == "input" else sample_seed
+        nxt[...] = pf.sample(logits, seed=seed, temperature=temperature)
     generating = pos >= prompt_len - 1
     done = generating & nxt.eq(eos)
     if response_limit:
@@ -100,4 +109,16 @@ def build_decode(
     prog.output("tokens", nxt)
     if output_logits:
         prog.output("logits", logits)
-    return DecodeProgram(prog, model, prompt_width, b, t, pos, tok, nxt, logits, response_limit)
+    return DecodeProgram(
+        prog,
+        model,
+        prompt_width,
+        b,
+        t,
+        pos,
+        tok,
+        nxt,
+        logits,
+        response_limit,
+        seed_input=sample_seed == "input",
+    )

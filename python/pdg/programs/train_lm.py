@@ -26,10 +26,12 @@ class TrainProgram:
     training: optim.Training
     batch: int
     length: int
+    masked: bool = False  # takes `loss_mask`: which targets count
 
-    def inputs(self, weights, tokens, targets, state=None, start_step=0) -> dict:
+    def inputs(self, weights, tokens, targets, state=None, start_step=0, loss_mask=None) -> dict:
         """Program inputs: weights by path, token and target ids shaped
-        (iterations, batch, length), optimizer state (zeros by default)."""
+        (iterations, batch, length), optimizer state (zeros by default) and,
+        for a masked program, the loss mask (1.0 where a target counts)."""
         tokens, targets = np.asarray(tokens, np.int64), np.asarray(targets, np.int64)
         if tokens.ndim != 3 or tokens.shape[1:] != (self.batch, self.length):
             raise ValueError(
@@ -39,6 +41,11 @@ class TrainProgram:
             raise ValueError(f"targets {targets.shape} differ from tokens {tokens.shape}")
         out = self.training.initial_inputs(weights, state, start_step)
         out["tokens"], out["targets"] = tokens, targets
+        if self.masked != (loss_mask is not None):
+            raise ValueError("pass a loss_mask exactly when the program is built masked")
+        if loss_mask is not None:
+            dtype = np.float64 if self.model.config.dtype == "f64" else np.float32
+            out["loss_mask"] = np.asarray(loss_mask, dtype).reshape(tokens.shape)
         return out
 
 
@@ -49,6 +56,7 @@ def build_train_lm(
     optimizer: optim.Optimizer,
     clip_norm: float | None = None,
     name: str = "train_lm",
+    masked: bool = False,
 ) -> TrainProgram:
     prog = pf.Program(name)
     i = prog.dim("i", launch="I")
@@ -60,10 +68,15 @@ def build_train_lm(
     targets = prog.input("targets", (), "i64", domain=[i, b, t])
     logits = model(tokens, prog.coordinate(t), t)
     nll = (-pf.take(pf.log_softmax(logits), targets)).named("nll")
-    loss = nll[i, 0:batch, 0:length].mean().named("loss")
+    if masked:  # the mean over the targets that count
+        mask = prog.input("loss_mask", (), config.dtype, domain=[i, b, t])
+        total = (nll * mask)[i, 0:batch, 0:length].sum()
+        loss = (total / pf.maximum(mask[i, 0:batch, 0:length].sum(), 1.0)).named("loss")
+    else:
+        loss = nll[i, 0:batch, 0:length].mean().named("loss")
     training = optim.minimize(loss, model.parameters(), optimizer, clip_norm)
     prog.output("loss", loss)
     if training.grad_norm is not None:
         prog.output("grad_norm", training.grad_norm)
     training.add_outputs()
-    return TrainProgram(prog, model, training, batch, length)
+    return TrainProgram(prog, model, training, batch, length, masked)

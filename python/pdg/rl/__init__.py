@@ -8,6 +8,24 @@ log-probs, loss, gradients, the optimizer) is one program the compiler
 optimizes together.
 """
 
+from .arith import Addition, CharTokenizer
 from .grpo import GRPOConfig, group_advantages, grpo_token_loss, masked_sequence_mean
 
-__all__ = ["GRPOConfig", "group_advantages", "grpo_token_loss", "masked_sequence_mean"]
+__all__ = [
+    "Addition",
+    "CharTokenizer",
+    "GRPOConfig",
+    "GRPOTrainer",
+    "group_advantages",
+    "grpo_token_loss",
+    "masked_sequence_mean",
+]
+
+
+def __getattr__(name):
+    # The trainer compiles programs: import it (and MLIR) only when used.
+    if name == "GRPOTrainer":
+        from .trainer import GRPOTrainer
+
+        return GRPOTrainer
+    raise AttributeError(name)

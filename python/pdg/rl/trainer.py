@@ -1,0 +1,179 @@
+"""GRPO training with compiled programs: sampling (the decode program,
+seeded per iteration), rewards from a Python callable, and the GRPO update
+(the grpo_step program with its optimizer). Python runs between iterations
+only: each iteration is one call of each compiled program.
+
+    trainer = GRPOTrainer(config, GRPOConfig(group=8), task.reward, tokenizer,
+                          prompt_width=6, max_new_tokens=3)
+    state = trainer.start(sft_weights)            # the reference model too
+    for k in range(100):
+        state, stats = trainer.step(state, prompts)
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from pdg import optim
+from pdg.lowering.artifact import compile_module
+from pdg.nn import GPTConfig
+from pdg.programs import build_decode, build_grpo_step
+from pdg.runtime import load
+
+from .grpo import GRPOConfig
+
+
+@dataclass
+class TrainerState:
+    weights: dict  # the policy's, by path
+    reference: dict  # the frozen reference model's, by path
+    optimizer: dict | None = None  # optimizer state, by path then slot
+    step: int = 0
+
+
+@dataclass
+class StepStats:
+    step: int
+    reward: float  # mean over the completions
+    length: float  # mean completion length (tokens, EOS included)
+    loss: float
+    seconds: dict = field(default_factory=dict)  # generation / update
+
+
+class GRPOTrainer:
+    def __init__(
+        self,
+        config: GPTConfig,
+        grpo: GRPOConfig,
+        reward: Callable[[str, str], float],
+        tokenizer,
+        prompt_width: int,
+        max_new_tokens: int,
+        lr: float = 1e-3,
+        clip_norm: float | None = 1.0,
+        workdir: Path | None = None,
+        max_batch: int = 1024,
+    ):
+        self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
+        self.prompt_width = prompt_width
+        self.length = prompt_width + max_new_tokens  # positions of prompt + completion
+        work = Path(workdir or tempfile.mkdtemp(prefix="pdg-grpo-"))
+        self.sampler = build_decode(
+            config,
+            eos=tokenizer.eos,
+            max_len=self.length,
+            prompt_width=prompt_width,
+            max_batch=max_batch,
+            sample_seed="input",
+            temperature=grpo.temperature,
+        )
+        self.greedy = build_decode(
+            config,
+            eos=tokenizer.eos,
+            max_len=self.length,
+            prompt_width=prompt_width,
+            max_batch=max_batch,
+        )
+        self.update = build_grpo_step(config, self.length, grpo, optim.Adam(lr), clip_norm)
+        self.compile_seconds = {}
+        for name, prog in (
+            ("sample", self.sampler.program),
+            ("greedy", self.greedy.program),
+            ("update", self.update.program),
+        ):
+            start = time.perf_counter()
+            compile_module(prog.build(), work / f"{name}.pdgx", gpu=False)
+            self.compile_seconds[name] = time.perf_counter() - start
+        self.run_sample = load(work / "sample.pdgx")
+        self.run_greedy = load(work / "greedy.pdgx")
+        self.run_update = load(work / "update.pdgx")
+
+    def start(self, weights: dict) -> TrainerState:
+        """Training from `weights`, which are also the frozen reference."""
+        return TrainerState(dict(weights), dict(weights))
+
+    def complete(self, weights, prompts: list[str], sampled: bool, seed: int = 0):
+        """Completions (token ids up to and with EOS) and the logits that chose them."""
+        ids = [self.tok.encode(p) for p in prompts]
+        runner, program = (
+            (self.run_sample, self.sampler) if sampled else (self.run_greedy, self.greedy)
+        )
+        inputs = program.inputs(weights, ids, seed=seed if sampled else None)
+        out = runner.run(inputs, symbols={"B": len(prompts)}).outputs
+        completions, logits = [], []
+        for k, p in enumerate(ids):
+            preds, lg = np.asarray(out["tokens"][k]), np.asarray(out["logits"][k])
+            completions.append([int(x) for x in preds[len(p) - 1 :]])
+            logits.append(lg[len(p) - 1 :])
+        return completions, logits
+
+    def evaluate(self, weights, problems: list[tuple[str, str]]) -> float:
+        """Greedy accuracy (mean reward) on (prompt, answer) problems."""
+        prompts = [p for p, _ in problems]
+        completions, _ = self.complete(weights, prompts, sampled=False)
+        return float(
+            np.mean(
+                [
+                    self.reward(p, self.tok.decode(c))
+                    for p, c in zip(prompts, completions, strict=True)
+                ]
+            )
+        )
+
+    def step(self, state: TrainerState, prompts: list[str]) -> tuple[TrainerState, StepStats]:
+        """One GRPO iteration on `prompts` (group-size completions of each)."""
+        G, L = self.grpo.group, self.length
+        start = time.perf_counter()
+        repeated = [p for p in prompts for _ in range(G)]
+        completions, logits = self.complete(state.weights, repeated, True, seed=state.step)
+        generated = time.perf_counter() - start
+        P = len(prompts)
+        real = np.float64 if self.config.dtype == "f64" else np.float32
+        tokens = np.full((1, P, G, L), self.tok.eos, np.int64)
+        targets = np.full((1, P, G, L), self.tok.eos, np.int64)
+        mask = np.zeros((1, P, G, L), real)
+        old_logp = np.zeros((1, P, G, L), real)
+        rewards = np.zeros((1, P, G), real)
+        lengths = []
+        for k, (prompt, completion, lg) in enumerate(
+            zip(repeated, completions, logits, strict=True)
+        ):
+            p, g = divmod(k, G)
+            ids = self.tok.encode(prompt)
+            seq = ids + completion
+            n = len(seq) - 1  # positions fed to the model
+            tokens[0, p, g, :n] = seq[:-1]
+            targets[0, p, g, :n] = seq[1:]
+            first = len(ids) - 1
+            mask[0, p, g, first:n] = 1.0
+            scaled = lg[: n - first] / self.grpo.temperature
+            logz = np.logaddexp.reduce(scaled, axis=-1)
+            picked = scaled[np.arange(n - first), completion[: n - first]]
+            old_logp[0, p, g, first:n] = picked - logz
+            rewards[0, p, g] = self.reward(prompt, self.tok.decode(completion))
+            lengths.append(len(completion))
+        inputs = self.update.training.initial_inputs(
+            state.weights, state.optimizer, start_step=state.step
+        )
+        inputs.update(
+            self.update.reference.inputs_from({f"ref.{k}": v for k, v in state.reference.items()})
+        )
+        inputs.update(tokens=tokens, targets=targets, mask=mask, old_logp=old_logp, rewards=rewards)
+        start = time.perf_counter()
+        out = self.run_update.run(inputs, symbols={"I": 1, "P": P}).outputs
+        updated = time.perf_counter() - start
+        weights, opt_state = self.update.training.final_state(out)
+        stats = StepStats(
+            state.step,
+            float(rewards.mean()),
+            float(np.mean(lengths)),
+            float(np.asarray(out["loss"])[0]),
+            {"generation": generated, "update": updated},
+        )
+        return TrainerState(weights, state.reference, opt_state, state.step + 1), stats

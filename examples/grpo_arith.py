@@ -76,9 +76,10 @@ def main() -> None:
         symbols={"I": args.sft_steps},
     )
     weights, _ = sft.training.final_state(result.outputs)
+    losses = np.asarray(result.outputs["loss"])
     print(
         f"SFT: {args.sft_steps} steps in {time.perf_counter() - start:.1f} s (compile included), "
-        f"loss {np.mean(result.outputs['loss'][:5]):.3f} -> {np.mean(result.outputs['loss'][-5:]):.3f}"
+        f"loss {losses[:5].mean():.3f} -> {losses[-5:].mean():.3f}"
     )
 
     # 2. GRPO from the SFT policy (also the frozen reference).

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from pdg import rl
 from pdg.nn import GPTConfig
 

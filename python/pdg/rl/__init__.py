@@ -9,16 +9,23 @@ optimizes together.
 """
 
 from .arith import Addition, CharTokenizer
+from .dpo import DPOConfig, dpo_pair_loss
 from .grpo import GRPOConfig, group_advantages, grpo_token_loss, masked_sequence_mean
+from .rloo import RLOOConfig, leave_one_out_advantages, rloo_token_loss
 
 __all__ = [
     "Addition",
     "CharTokenizer",
+    "DPOConfig",
     "GRPOConfig",
     "GRPOTrainer",
+    "RLOOConfig",
+    "dpo_pair_loss",
     "group_advantages",
     "grpo_token_loss",
+    "leave_one_out_advantages",
     "masked_sequence_mean",
+    "rloo_token_loss",
 ]
 
 

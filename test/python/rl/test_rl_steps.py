@@ -1,6 +1,8 @@
-"""One GRPO step (loss and gradients of every policy weight) on the same
-samples, against an independent PyTorch GRPO written here from the
-algorithm's definition (TRL's loss_type="grpo" aggregation), float64."""
+"""One step of GRPO, RLOO and DPO (loss and gradients of every policy
+weight) on the same samples, against independent PyTorch implementations
+written here from each algorithm's definition (GRPO: TRL's
+loss_type="grpo" aggregation), float64 through the interpreter and
+float32 compiled."""
 
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ from frontend.torch_reference import TorchGPT  # noqa: E402
 from pdg import rl  # noqa: E402
 from pdg.interpreter import interpret  # noqa: E402
 from pdg.nn import GPTConfig  # noqa: E402
-from pdg.programs import build_grpo_step  # noqa: E402
+from pdg.programs import build_grpo_step, build_rl_step  # noqa: E402
 
 VOCAB, LENGTH, PROMPTS, GROUP = 12, 8, 2, 4
 GRPO = rl.GRPOConfig(group=GROUP, clip=0.2, beta=0.04)
+RLOO = rl.RLOOConfig(group=GROUP, beta=0.04)
+DPO = rl.DPOConfig(beta=0.5)
 
 
 def samples(seed: int = 0):
@@ -33,7 +37,7 @@ def samples(seed: int = 0):
     return tokens, targets, mask, rewards
 
 
-def torch_logp(weights, tokens, targets, grad: bool):
+def torch_logp(weights, tokens, targets, grad: bool, group: int = GROUP):
     model = TorchGPT(weights, 1, 2)
     if grad:
         for w in model.w.values():
@@ -41,7 +45,7 @@ def torch_logp(weights, tokens, targets, grad: bool):
     rows = []
     for p in range(PROMPTS):
         per_group = []
-        for g in range(GROUP):
+        for g in range(group):
             logits = model.logits(list(tokens[p, g]), "full", 0)
             logp = torch.log_softmax(logits, -1)
             per_group.append(logp.gather(1, torch.tensor(targets[p, g])[:, None])[:, 0])
@@ -125,3 +129,51 @@ def test_grpo_step_compiled_float32(tmp_path):
     result = load(tmp_path / "grpo.pdgx").run(inputs, symbols={"P": PROMPTS})
     assert abs(float(result.outputs["loss"]) - loss) <= 1e-5 * abs(loss)
     assert worst_error(result.outputs, grads, 1e-3) <= 1e-4
+
+
+def torch_rloo_step(policy_w, ref_w, tokens, targets, mask, rewards):
+    logp, model = torch_logp(policy_w, tokens, targets, grad=True)
+    with torch.no_grad():
+        ref, _ = torch_logp(ref_w, tokens, targets, grad=False)
+    r = torch.tensor(rewards)
+    adv = ((GROUP * r - r.sum(1, keepdim=True)) / (GROUP - 1))[..., None]
+    per_token = -adv * logp + RLOO.beta * (torch.exp(ref - logp) - (ref - logp) - 1)
+    loss = (per_token * torch.tensor(mask)).sum(-1).mean()
+    loss.backward()
+    return float(loss.detach()), {k: w.grad.numpy() for k, w in model.w.items()}
+
+
+def torch_dpo_step(policy_w, ref_w, tokens, targets, mask):
+    logp, model = torch_logp(policy_w, tokens, targets, grad=True, group=2)
+    with torch.no_grad():
+        ref, _ = torch_logp(ref_w, tokens, targets, grad=False, group=2)
+    m = torch.tensor(mask)
+    seq, seq_ref = (logp * m).sum(-1), (ref * m).sum(-1)
+    margin = DPO.beta * ((seq[:, 0] - seq_ref[:, 0]) - (seq[:, 1] - seq_ref[:, 1]))
+    loss = -torch.nn.functional.logsigmoid(margin).mean()
+    loss.backward()
+    return float(loss.detach()), {k: w.grad.numpy() for k, w in model.w.items()}
+
+
+@pytest.mark.parametrize("algorithm", ["rloo", "dpo"])
+def test_rloo_and_dpo_steps_match_pytorch(algorithm):
+    config = GPTConfig(
+        vocab=VOCAB, d_model=8, n_layers=1, n_heads=2, max_positions=LENGTH, dtype="f64"
+    )
+    algo = RLOO if algorithm == "rloo" else DPO
+    step = build_rl_step(config, LENGTH, algo)
+    policy_w = step.policy.init_weights(seed=1, scale=0.5)
+    ref_inputs = step.reference.init_weights(seed=2, scale=0.5)
+    ref_w = {k.removeprefix("ref."): v for k, v in ref_inputs.items()}
+    tokens, targets, mask, rewards = samples()
+    inputs = {**step.policy.inputs_from(policy_w), **step.reference.inputs_from(ref_inputs)}
+    if algorithm == "rloo":
+        inputs.update(tokens=tokens, targets=targets, mask=mask, rewards=rewards)
+        loss, grads = torch_rloo_step(policy_w, ref_w, tokens, targets, mask, rewards)
+    else:  # pairs: the first two completions of each prompt
+        tokens, targets, mask = tokens[:, :2], targets[:, :2], mask[:, :2]
+        inputs.update(tokens=tokens, targets=targets, mask=mask)
+        loss, grads = torch_dpo_step(policy_w, ref_w, tokens, targets, mask)
+    result = interpret(step.program.build(), inputs, symbols={"P": PROMPTS})
+    assert abs(float(result.outputs["loss"]) - loss) <= 1e-10 * abs(loss)
+    assert worst_error(result.outputs, grads, 1e-6) <= 1e-6

@@ -1,0 +1,110 @@
+"""One RL fine-tuning update on given samples, as a program: the policy's
+and the frozen reference model's log-probs of each completion token
+(teacher forcing), the algorithm's loss (GRPO, RLOO or DPO, pdg.rl), and
+either the loss's gradient with respect to every policy weight or, with an
+optimizer, the updated weights (one update per iteration).
+
+Dims: [i (iteration, given at launch), when training,] p (prompt, given at
+launch), g (completion of that prompt, static: the group; DPO's pair) and t
+(position in prompt + completion, static). Inputs: `tokens[.., p, g, t]`
+the sequence, `targets` the next token at each position, `mask` 1.0 where
+that target is a completion token; GRPO also reads `old_logp` (the
+sampling policy's log-prob of each target) and `rewards[.., p, g]`, RLOO
+`rewards`; DPO's g = 0 is the chosen completion, g = 1 the rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pdg.frontend as pf
+from pdg import optim, rl
+from pdg.nn import GPT, GPTConfig
+
+
+@dataclass
+class RLStepProgram:
+    program: pf.Program
+    policy: GPT
+    reference: GPT
+    paths: list[str]  # the policy's weights, in the order of the gradient outputs
+    training: optim.Training | None = None  # with an optimizer
+
+
+GRPOStepProgram = RLStepProgram
+
+
+def build_rl_step(
+    config: GPTConfig,
+    length: int,
+    algorithm: rl.GRPOConfig | rl.RLOOConfig | rl.DPOConfig,
+    optimizer: optim.Optimizer | None = None,
+    clip_norm: float | None = None,
+) -> RLStepProgram:
+    name = {rl.GRPOConfig: "grpo", rl.RLOOConfig: "rloo", rl.DPOConfig: "dpo"}.get(type(algorithm))
+    if name is None:
+        raise pf.ProgramError(f"unknown algorithm {type(algorithm).__name__}")
+    prog = pf.Program(f"{name}_step")
+    i = prog.dim("i", launch="I") if optimizer is not None else None
+    p = prog.dim("p", launch="P")
+    g = prog.dim("g", algorithm.group)
+    t = prog.dim("t", length)
+    over = [i] if i is not None else []
+    real = config.dtype
+    tokens = prog.input("tokens", (), "i64", domain=[*over, p, g, t])
+    targets = prog.input("targets", (), "i64", domain=[*over, p, g, t])
+    mask = prog.input("mask", (), real, domain=[*over, p, g, t])
+    reference = GPT(prog, config, path="ref")  # fixed weights: program inputs
+    if i is not None:
+        prog.iterate_parameters(i)  # the policy's weights change per iteration
+    policy = GPT(prog, config)
+    position = prog.coordinate(t)
+
+    def logp(model: GPT) -> pf.TensorLike:
+        logits = model(tokens, position, t)
+        if algorithm.temperature != 1.0:
+            logits = logits * (1.0 / algorithm.temperature)
+        return pf.take(pf.log_softmax(logits), targets)
+
+    policy_logp, ref_logp = logp(policy), logp(reference)
+    if name == "dpo":
+        seq = rl.grpo.whole_dim(policy_logp * mask, t).sum()
+        seq_ref = rl.grpo.whole_dim(ref_logp * mask, t).sum()
+        per_prompt = rl.dpo_pair_loss(seq, seq_ref, g, algorithm.beta).named("pair_loss")
+        loss = per_prompt[tuple([*over, slice(0, p.size)])].mean().named("loss")
+    else:
+        rewards = prog.input("rewards", (), real, domain=[*over, p, g])
+        if name == "grpo":
+            old_logp = prog.input("old_logp", (), real, domain=[*over, p, g, t])
+            advantage = rl.group_advantages(rewards, g, algorithm.eps).named("advantage")
+            per_token = rl.grpo_token_loss(
+                policy_logp, old_logp, ref_logp, advantage, algorithm.clip, algorithm.beta
+            )
+            per_sequence = rl.masked_sequence_mean(per_token, mask, t)
+        else:  # rloo: REINFORCE on the sequence's log-prob (summed)
+            advantage = rl.leave_one_out_advantages(rewards, g).named("advantage")
+            per_token = rl.rloo_token_loss(policy_logp, ref_logp, advantage, algorithm.beta)
+            per_sequence = rl.grpo.whole_dim(per_token * mask, t).sum()
+        per_sequence = per_sequence.named("sequence_loss")
+        batch = [*over, slice(0, p.size), slice(0, algorithm.group)]
+        loss = per_sequence[tuple(batch)].mean().named("loss")
+    params = policy.parameters()
+    prog.output("loss", loss)
+    if optimizer is not None:
+        training = optim.minimize(loss, params, optimizer, clip_norm)
+        training.add_outputs()
+        return RLStepProgram(prog, policy, reference, list(params), training)
+    for path, grad in zip(params, pf.grad(loss, list(params.values())), strict=True):
+        prog.output("g_" + path.replace(".", "_"), grad)
+    return RLStepProgram(prog, policy, reference, list(params))
+
+
+def build_grpo_step(
+    config: GPTConfig,
+    length: int,
+    grpo: rl.GRPOConfig,
+    optimizer: optim.Optimizer | None = None,
+    clip_norm: float | None = None,
+) -> RLStepProgram:
+    """build_rl_step for GRPO."""
+    return build_rl_step(config, length, grpo, optimizer, clip_norm)

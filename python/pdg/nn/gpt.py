@@ -65,11 +65,16 @@ class GPT(Module):
 
     def __call__(self, token: TensorLike, position: TensorLike, step: Dim) -> TensorLike:
         """Logits (vocab,) for the token at `position`, attending along `step`."""
+        return self.hidden(token, position, step) @ self.wte.table.T
+
+    def hidden(self, token: TensorLike, position: TensorLike, step: Dim) -> TensorLike:
+        """The final normalized hidden state (d_model,): what the logits and
+        a value head read."""
         x = self.wte(token) + self.wpe(position)
         for ln1, attn, ln2, mlp in self.blocks:
             x = x + attn(ln1(x), step, position)
             x = x + mlp(ln2(x))
-        return self.ln_f(x) @ self.wte.table.T
+        return self.ln_f(x)
 
     # -- weights ------------------------------------------------------------
     def weights_from_state_dict(self, state: Mapping[str, object]) -> dict[str, np.ndarray]:

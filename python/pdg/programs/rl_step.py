@@ -10,7 +10,11 @@ launch), g (completion of that prompt, static: the group; DPO's pair) and t
 the sequence, `targets` the next token at each position, `mask` 1.0 where
 that target is a completion token; GRPO also reads `old_logp` (the
 sampling policy's log-prob of each target) and `rewards[.., p, g]`, RLOO
-`rewards`; DPO's g = 0 is the chosen completion, g = 1 the rejected.
+`rewards`; DPO's g = 0 is the chosen completion, g = 1 the rejected. PPO
+reads `old_logp`, `old_values` (the critic's at the rollout) and
+`token_rewards` (per token, KL penalty included) and trains a critic (a
+GPT with a value head, weights `critic.*`) with the policy; its advantages
+come from GAE, a recurrence that runs backward over t.
 """
 
 from __future__ import annotations
@@ -26,9 +30,10 @@ from pdg.nn import GPT, GPTConfig
 class RLStepProgram:
     program: pf.Program
     policy: GPT
-    reference: GPT
-    paths: list[str]  # the policy's weights, in the order of the gradient outputs
+    reference: GPT | None  # not for PPO
+    paths: list[str]  # the trained weights (PPO: the critic's too), as output `g_<path>`
     training: optim.Training | None = None  # with an optimizer
+    critic: GPT | None = None  # PPO's (its value head: inputs critic_value_w, critic_value_b)
 
 
 GRPOStepProgram = RLStepProgram
@@ -41,7 +46,12 @@ def build_rl_step(
     optimizer: optim.Optimizer | None = None,
     clip_norm: float | None = None,
 ) -> RLStepProgram:
-    name = {rl.GRPOConfig: "grpo", rl.RLOOConfig: "rloo", rl.DPOConfig: "dpo"}.get(type(algorithm))
+    name = {
+        rl.GRPOConfig: "grpo",
+        rl.RLOOConfig: "rloo",
+        rl.DPOConfig: "dpo",
+        rl.PPOConfig: "ppo",
+    }.get(type(algorithm))
     if name is None:
         raise pf.ProgramError(f"unknown algorithm {type(algorithm).__name__}")
     prog = pf.Program(f"{name}_step")
@@ -54,9 +64,11 @@ def build_rl_step(
     tokens = prog.input("tokens", (), "i64", domain=[*over, p, g, t])
     targets = prog.input("targets", (), "i64", domain=[*over, p, g, t])
     mask = prog.input("mask", (), real, domain=[*over, p, g, t])
-    reference = GPT(prog, config, path="ref")  # fixed weights: program inputs
+    # The reference's weights are fixed: program inputs (PPO's KL penalty is
+    # in its per-token rewards already).
+    reference = GPT(prog, config, path="ref") if name != "ppo" else None
     if i is not None:
-        prog.iterate_parameters(i)  # the policy's weights change per iteration
+        prog.iterate_parameters(i)  # the trained weights change per iteration
     policy = GPT(prog, config)
     position = prog.coordinate(t)
 
@@ -66,8 +78,33 @@ def build_rl_step(
             logits = logits * (1.0 / algorithm.temperature)
         return pf.take(pf.log_softmax(logits), targets)
 
-    policy_logp, ref_logp = logp(policy), logp(reference)
-    if name == "dpo":
+    policy_logp = logp(policy)
+    ref_logp = logp(reference) if reference is not None else None
+    params = policy.parameters()
+    critic = None
+    if name == "ppo":
+        critic = GPT(prog, config, path="critic")
+        head_w = prog.parameter("critic_value_w", (config.d_model,), real)
+        head_b = prog.parameter("critic_value_b", (), real)
+        value = ((critic.hidden(tokens, position, t) * head_w).sum() + head_b).named("value")
+        params = {
+            **params,
+            **critic.parameters(),
+            "critic_value.w": head_w,
+            "critic_value.b": head_b,
+        }
+        old_logp = prog.input("old_logp", (), real, domain=[*over, p, g, t])
+        old_value = prog.input("old_values", (), real, domain=[*over, p, g, t])
+        rewards = prog.input("token_rewards", (), real, domain=[*over, p, g, t])
+        advantage = rl.gae(rewards, old_value, mask, t, algorithm.gamma, algorithm.lam)
+        returns = advantage + old_value
+        per_token = rl.ppo_token_loss(
+            policy_logp, old_logp, advantage, value, old_value, returns, algorithm
+        )
+        batch = [*over, slice(0, p.size), slice(0, algorithm.group), slice(0, length)]
+        total = (per_token * mask)[tuple(batch)].sum()
+        loss = (total / pf.maximum(mask[tuple(batch)].sum(), 1.0)).named("loss")
+    elif name == "dpo":
         seq = rl.grpo.whole_dim(policy_logp * mask, t).sum()
         seq_ref = rl.grpo.whole_dim(ref_logp * mask, t).sum()
         per_prompt = rl.dpo_pair_loss(seq, seq_ref, g, algorithm.beta).named("pair_loss")
@@ -88,15 +125,14 @@ def build_rl_step(
         per_sequence = per_sequence.named("sequence_loss")
         batch = [*over, slice(0, p.size), slice(0, algorithm.group)]
         loss = per_sequence[tuple(batch)].mean().named("loss")
-    params = policy.parameters()
     prog.output("loss", loss)
     if optimizer is not None:
         training = optim.minimize(loss, params, optimizer, clip_norm)
         training.add_outputs()
-        return RLStepProgram(prog, policy, reference, list(params), training)
+        return RLStepProgram(prog, policy, reference, list(params), training, critic)
     for path, grad in zip(params, pf.grad(loss, list(params.values())), strict=True):
         prog.output("g_" + path.replace(".", "_"), grad)
-    return RLStepProgram(prog, policy, reference, list(params))
+    return RLStepProgram(prog, policy, reference, list(params), None, critic)
 
 
 def build_grpo_step(

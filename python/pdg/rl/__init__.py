@@ -11,6 +11,7 @@ optimizes together.
 from .arith import Addition, CharTokenizer
 from .dpo import DPOConfig, dpo_pair_loss
 from .grpo import GRPOConfig, group_advantages, grpo_token_loss, masked_sequence_mean
+from .ppo import PPOConfig, gae, ppo_token_loss
 from .rloo import RLOOConfig, leave_one_out_advantages, rloo_token_loss
 
 __all__ = [
@@ -19,12 +20,15 @@ __all__ = [
     "DPOConfig",
     "GRPOConfig",
     "GRPOTrainer",
+    "PPOConfig",
     "RLOOConfig",
     "dpo_pair_loss",
+    "gae",
     "group_advantages",
     "grpo_token_loss",
     "leave_one_out_advantages",
     "masked_sequence_mean",
+    "ppo_token_loss",
     "rloo_token_loss",
 ]
 

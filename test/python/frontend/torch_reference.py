@@ -55,6 +55,10 @@ class TorchGPT:
 
     def logits(self, tokens: list[int], pattern: str, size: int) -> torch.Tensor:
         """Logits at every position of one sequence (teacher forcing)."""
+        return self.hidden(tokens, pattern, size) @ self.w["wte.w"].T
+
+    def hidden(self, tokens: list[int], pattern: str, size: int) -> torch.Tensor:
+        """The final normalized hidden state at every position."""
         w = self.w
         n = len(tokens)
         ids = torch.tensor(tokens)
@@ -78,8 +82,7 @@ class TorchGPT:
             h2 = F.layer_norm(x, (d,), w[p + "ln2.g"], w[p + "ln2.b"], eps=1e-5)
             m = F.gelu(h2 @ w[p + "mlp.fc.w"] + w[p + "mlp.fc.b"], approximate="tanh")
             x = x + m @ w[p + "mlp.proj.w"] + w[p + "mlp.proj.b"]
-        x = F.layer_norm(x, (d,), w["ln_f.g"], w["ln_f.b"], eps=1e-5)
-        return x @ w["wte.w"].T
+        return F.layer_norm(x, (d,), w["ln_f.g"], w["ln_f.b"], eps=1e-5)
 
     def decode(
         self,

@@ -177,3 +177,77 @@ def test_rloo_and_dpo_steps_match_pytorch(algorithm):
     result = interpret(step.program.build(), inputs, symbols={"P": PROMPTS})
     assert abs(float(result.outputs["loss"]) - loss) <= 1e-10 * abs(loss)
     assert worst_error(result.outputs, grads, 1e-6) <= 1e-6
+
+
+PPO = rl.PPOConfig(group=GROUP, clip=0.2, value_clip=0.2, vf_coef=0.5, gamma=0.9, lam=0.8)
+
+
+def torch_ppo_step(policy_w, critic_w, head, data):
+    tokens, targets, mask, old_logp, old_v, r = data
+    logp, model = torch_logp(policy_w, tokens, targets, grad=True)
+    critic = TorchGPT(critic_w, 1, 2)
+    leaves = [*critic.w.values()]
+    hw, hb = torch.tensor(head[0], requires_grad=True), torch.tensor(head[1], requires_grad=True)
+    for w in leaves:
+        w.requires_grad_(True)
+    value = torch.stack(
+        [
+            torch.stack(
+                [critic.hidden(list(tokens[p, g]), "full", 0) @ hw + hb for g in range(GROUP)]
+            )
+            for p in range(PROMPTS)
+        ]
+    )
+    m, ov, rr = torch.tensor(mask), torch.tensor(old_v), torch.tensor(r)
+    adv, carry = torch.zeros_like(rr), torch.zeros_like(rr[..., 0])
+    for t in reversed(range(LENGTH)):  # generalized advantage estimation
+        nxt = ov[..., t + 1] * m[..., t + 1] if t + 1 < LENGTH else 0.0
+        delta = rr[..., t] + PPO.gamma * nxt - ov[..., t]
+        carry = (delta + PPO.gamma * PPO.lam * carry) * m[..., t]
+        adv[..., t] = carry
+    returns = adv + ov
+    ratio = torch.exp(logp - torch.tensor(old_logp))
+    policy = -torch.min(ratio * adv, torch.clamp(ratio, 1 - PPO.clip, 1 + PPO.clip) * adv)
+    clipped = ov + torch.clamp(value - ov, -PPO.value_clip, PPO.value_clip)
+    vf = 0.5 * torch.max((value - returns) ** 2, (clipped - returns) ** 2)
+    loss = ((policy + PPO.vf_coef * vf) * m).sum() / m.sum()
+    loss.backward()
+    grads = {k: w.grad.numpy() for k, w in model.w.items()}
+    grads.update({f"critic.{k}": w.grad.numpy() for k, w in critic.w.items()})
+    grads["critic_value.w"], grads["critic_value.b"] = hw.grad.numpy(), hb.grad.numpy()
+    return float(loss.detach()), grads
+
+
+def test_ppo_step_matches_pytorch():
+    """PPO with a critic and GAE (a backward recurrence over t)."""
+    config = GPTConfig(
+        vocab=VOCAB, d_model=8, n_layers=1, n_heads=2, max_positions=LENGTH, dtype="f64"
+    )
+    step = build_rl_step(config, LENGTH, PPO)
+    policy_w = step.policy.init_weights(seed=1, scale=0.5)
+    critic_inputs = step.critic.init_weights(seed=4, scale=0.5)
+    critic_w = {k.removeprefix("critic."): v for k, v in critic_inputs.items()}
+    rng = np.random.default_rng(6)
+    head = (rng.normal(size=8), np.float64(rng.normal()))
+    tokens, targets, mask, _ = samples()
+    current, _ = torch_logp(policy_w, tokens, targets, grad=False)
+    old_logp = current.numpy() + rng.normal(scale=0.3, size=current.shape)
+    old_values = rng.normal(size=mask.shape)
+    token_rewards = rng.normal(size=mask.shape) * mask
+    inputs = {
+        **step.policy.inputs_from(policy_w),
+        **step.critic.inputs_from(critic_inputs),
+        "critic_value_w": head[0],
+        "critic_value_b": head[1],
+        "tokens": tokens,
+        "targets": targets,
+        "mask": mask,
+        "old_logp": old_logp,
+        "old_values": old_values,
+        "token_rewards": token_rewards,
+    }
+    result = interpret(step.program.build(), inputs, symbols={"P": PROMPTS})
+    data = (tokens, targets, mask, old_logp, old_values, token_rewards)
+    loss, grads = torch_ppo_step(policy_w, critic_w, head, data)
+    assert abs(float(result.outputs["loss"]) - loss) <= 1e-10 * abs(loss)
+    assert worst_error(result.outputs, grads, 1e-6) <= 1e-6

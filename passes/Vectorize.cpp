@@ -463,8 +463,7 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
         if (!over(producer))
           continue;
         if (!nodeOver)
-          return node.emitOpError("pdg-vectorize: reads '")
-                 << this->dim << "' of a value without being over it";
+          continue; // it reads the per-sequence form (an unpack node, below)
         AccessAttr a = node.getAccess(i);
         auto lbs = a.getLowerBounds(0);
         auto d = dyn_cast<AffineDimExpr>(lbs.empty() ? AffineExpr() : lbs[0]);
@@ -698,19 +697,19 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
       for (OpOperand &use : m->getOpOperands())
         if (auto it = batched.find(use.get()); it != batched.end())
           use.set(it->second);
-    // Outputs and `until` values keep their per-sequence form: row b.
+    // Outputs, `until` values and readers not over the dim (a loss over
+    // the whole batch) keep the per-sequence form: row b.
+    llvm::DenseSet<Operation *> rebuilt;
+    for (NodeOp node : nodes)
+      rebuilt.insert(node);
+    auto perSequence = [&](OpOperand &use) { return !rebuilt.contains(use.getOwner()); };
     for (NodeOp node : nodes) {
-      bool needed = llvm::any_of(node->getUses(), [&](OpOperand &use) {
-        return isa<OutputOp, DimOp>(use.getOwner());
-      });
-      if (!needed)
+      if (!llvm::any_of(node->getUses(), perSequence))
         continue;
       b.setInsertionPointAfter(batched[node.getResult()].getDefiningOp());
       NodeOp unpack = makeUnpack(b, node, batched[node.getResult()],
                                  varies.contains(node.getResult()));
-      node.getResult().replaceUsesWithIf(unpack.getResult(), [](OpOperand &use) {
-        return isa<OutputOp, DimOp>(use.getOwner());
-      });
+      node.getResult().replaceUsesWithIf(unpack.getResult(), perSequence);
     }
     for (NodeOp node : nodes)
       node->dropAllReferences();

@@ -118,3 +118,25 @@ pdg.graph @constants {
   pdg.output "same" %same : !pdg.value<[b, t], tensor<i64>>
   pdg.output "next" %next : !pdg.value<[b, t], tensor<i64>>
 }
+
+// -----
+
+// A reader without b (a total over the batch) reads the per-sequence rows.
+// CHECK-LABEL: pdg.graph @total_over_the_batch
+// CHECK: %y = pdg.node "y" [] (%{{.*}} = %x[0 : B] : !pdg.value<[b], tensor<2xf32>>) -> tensor<?x2xf32>
+// CHECK: %y_row = pdg.node "y_row" [b] (%{{.*}} = %y[] : !pdg.value<[], tensor<?x2xf32>>) -> tensor<2xf32>
+// CHECK: %total = pdg.node "total" [] (%{{.*}} = %y_row[0 : B] : !pdg.value<[b], tensor<2xf32>>) -> tensor<2xf32>
+pdg.graph @total_over_the_batch {
+  pdg.dim @b < launch B
+  %x = pdg.input "x" : !pdg.value<[b], tensor<2xf32>>
+  %y = pdg.node "y" [b] (%a = %x[b] : !pdg.value<[b], tensor<2xf32>>) -> tensor<2xf32> {
+    %e = math.exp %a : tensor<2xf32>
+    pdg.yield %e : tensor<2xf32>
+  }
+  %total = pdg.node "total" [] (%a = %y[0 : B] : !pdg.value<[b], tensor<2xf32>>) -> tensor<2xf32> {
+    %c0 = arith.constant 0 : index
+    %r = tensor.extract_slice %a[0, 0] [1, 2] [1, 1] : tensor<?x2xf32> to tensor<2xf32>
+    pdg.yield %r : tensor<2xf32>
+  }
+  pdg.output "total" %total : !pdg.value<[], tensor<2xf32>>
+}

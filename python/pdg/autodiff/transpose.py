@@ -181,7 +181,8 @@ def _conditions(entries: list[_Entry]) -> list:
         elif e.kind == "slice":
             out += (s >= e.offset).constraints
             for ub in e.ubs:
-                out += (s < ub).constraints
+                if not _is_size_of(ub, s):  # s < |s| holds everywhere
+                    out += (s < ub).constraints
         elif e.kind == "window":
             k = e.offset.value
             # some consumer in range: s - k + 1 <= |c| - 1 and s - k + W >= 0
@@ -190,6 +191,12 @@ def _conditions(entries: list[_Entry]) -> list:
             if e.width - k < 0:
                 out += (s + (e.width - k) >= 0).constraints
     return [c for c in out if not _trivial(c)]
+
+
+def _is_size_of(e: IndexExpr, dim: Dim) -> bool:
+    lin = _linear(e)
+    size = _linear(dim.size)
+    return lin is not None and lin == size
 
 
 def _trivial(c) -> bool:

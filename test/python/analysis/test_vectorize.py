@@ -64,3 +64,27 @@ def test_03_constant_cases_and_values_that_do_not_vary():
     for name in ("same", "next"):
         np.testing.assert_array_equal(before.outputs[name], after.outputs[name])
     np.testing.assert_array_equal(after.outputs["next"][:, 3], [9, 15, 21])
+
+
+def test_04_a_loss_over_the_whole_batch():
+    """A reader without b (a mean over the batch) reads the per-sequence
+    rows of the batched values. (Its gradient reads each row back by the
+    coordinate b, which the vectorizer cannot batch yet.)"""
+    import pdg.frontend as pdg
+
+    prog = pdg.Program("batch_loss")
+    b = prog.dim("b", launch="B")
+    x = prog.input("x", (3,), "f64", domain=[b])
+    w = prog.input("w", (3,), "f64")
+    y = pdg.tanh(x * w)
+    loss = (y * y).sum()[0 : b.size].mean()
+    prog.output("loss", loss)
+    inputs = {"x": np.random.default_rng(1).normal(size=(4, 3)), "w": np.ones(3) * 0.5}
+    ctx = make_context()
+    before = interpret(parse_text(prog.to_mlir(), "p", ctx), inputs, symbols={"B": 4})
+    module = parse_text(prog.to_mlir(), "p", ctx)
+    _vectorized(module)
+    assert "_row" in str(module)
+    after = interpret(module, inputs, symbols={"B": 4})
+    for name, value in before.outputs.items():
+        np.testing.assert_allclose(value, after.outputs[name], rtol=1e-12)

@@ -64,22 +64,19 @@ class GRPOTrainer:
         self.prompt_width = prompt_width
         self.length = prompt_width + max_new_tokens  # positions of prompt + completion
         work = Path(workdir or tempfile.mkdtemp(prefix="pdg-grpo-"))
-        self.sampler = build_decode(
-            config,
-            eos=tokenizer.eos,
-            max_len=self.length,
-            prompt_width=prompt_width,
-            max_batch=max_batch,
-            sample_seed="input",
-            temperature=grpo.temperature,
-        )
-        self.greedy = build_decode(
-            config,
-            eos=tokenizer.eos,
-            max_len=self.length,
-            prompt_width=prompt_width,
-            max_batch=max_batch,
-        )
+
+        def decode(**sampling):
+            return build_decode(
+                config,
+                eos=tokenizer.eos,
+                max_len=self.length,
+                prompt_width=prompt_width,
+                max_batch=max_batch,
+                **sampling,
+            )
+
+        self.sampler = decode(sample_seed="input", temperature=grpo.temperature)
+        self.greedy = decode()
         self.update = build_grpo_step(config, self.length, grpo, optim.Adam(lr), clip_norm)
         self.compile_seconds = {}
         for name, prog in (

@@ -11,6 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from autodiff.decoder import worst_error  # noqa: E402
 from frontend.torch_reference import TorchGPT  # noqa: E402
 from pdg import rl  # noqa: E402
 from pdg.interpreter import interpret  # noqa: E402
@@ -98,19 +99,6 @@ def case(dtype: str):
     }
     expected = torch_grpo_step(policy_w, ref_w, tokens, targets, mask, old_logp, rewards)
     return step, inputs, expected
-
-
-def worst_error(outputs, grads, floor: float) -> float:
-    """Largest gradient difference relative to each weight's largest entry
-    (or `floor` times the largest overall, for gradients zero in exact
-    arithmetic)."""
-    top = max(np.abs(g).max() for g in grads.values())
-    worst = 0.0
-    for path, expected in grads.items():
-        got = np.asarray(outputs["g_" + path.replace(".", "_")], np.float64)
-        scale = max(np.abs(expected).max(), floor * top)
-        worst = max(worst, float(np.abs(got - expected).max() / scale))
-    return worst
 
 
 def test_grpo_step_matches_pytorch():

@@ -104,3 +104,23 @@ def test_checkpoint_rejects_other_files(tmp_path):
     (tmp_path / "junk.npz").write_bytes(b"garbage")
     with pytest.raises(ValueError, match="cannot read checkpoint"):
         optim.load_checkpoint(tmp_path / "junk.npz")
+
+
+def test_training_setup_mistakes():
+    prog = pdg.Program("p")
+    i = prog.dim("i", launch="I")
+    t = prog.dim("t", dynamic="T", max=4)
+    with pytest.raises(ProgramError, match="not a dynamic one"):
+        prog.iterate_parameters(t)
+    prog.iterate_parameters(i)
+    w = prog.parameter("w", (2,), "f32")
+    x = prog.input("x", (2,), "f32", domain=[i])
+    loss = (w * x).sum()
+    optim.minimize(loss, {"w": w}, optim.SGD(lr=0.1))
+    with pytest.raises(ProgramError, match="already updated by another optimizer"):
+        optim.minimize(loss, {"w": w}, optim.SGD(lr=0.1))
+    v = prog.parameter("v", (), "f32")
+    with pytest.raises(ProgramError, match="needs an optimizer"):
+        optim.minimize((v * x).sum(), {"v": v}, "sgd")
+    with pytest.raises(ProgramError, match=r"loss over exactly \[i\]"):
+        optim.minimize(prog.input("z", (), "f32"), {"v": v}, optim.SGD(lr=0.1))

@@ -419,6 +419,7 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
           << this->dim << "' is dynamic";
       return signalPassFailure();
     }
+    findKept(graph);
     if (failed(check(graph)))
       return signalPassFailure();
     if (failed(rewrite(graph, dim)))
@@ -426,6 +427,32 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
   }
 
   bool over(ValueType t) { return t.getDimPosition(this->dim) >= 0; }
+
+  /// Nodes that stay per-sequence: their body uses the coordinate along the
+  /// dim as a scalar (`pdg.point` outside a loop body, e.g. a row picked by
+  /// it), which has no batched form. Their readers read them whole
+  /// (`[0 : B]`), as they read inputs over the dim, and they read batched
+  /// values through the per-sequence rows.
+  llvm::DenseSet<Operation *> kept;
+
+  void findKept(GraphOp graph) {
+    for (auto node : graph.getBodyBlock().getOps<NodeOp>()) {
+      if (!over(node.getValueType()))
+        continue;
+      bool scalar = false;
+      node->walk([&](PointOp point) {
+        if (point.getDim() != this->dim)
+          return;
+        for (Operation *user : point->getUsers())
+          if (!user->getParentOfType<linalg::GenericOp>())
+            scalar = true;
+      });
+      if (scalar)
+        kept.insert(node);
+    }
+  }
+
+  bool isKept(Value v) { return v.getDefiningOp() && kept.contains(v.getDefiningOp()); }
 
   /// Preconditions, each reported at its op.
   LogicalResult check(GraphOp graph) {
@@ -439,7 +466,7 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
         return op.emitOpError("pdg-vectorize: '")
                << this->dim << "' must be the first dim of the domain";
       auto node = dyn_cast<NodeOp>(op);
-      if (!node)
+      if (!node || kept.contains(node))
         continue;
       bool nodeOver = over(node.getValueType());
       if (nodeOver)
@@ -460,8 +487,8 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
                  << this->dim << "'";
       for (auto [i, input] : llvm::enumerate(node.getInputs())) {
         auto producer = cast<ValueType>(input.getType());
-        if (!over(producer))
-          continue;
+        if (!over(producer) || isKept(input))
+          continue; // a kept node is read whole, as an input
         if (!nodeOver)
           continue; // it reads the per-sequence form (an unpack node, below)
         AccessAttr a = node.getAccess(i);
@@ -482,7 +509,7 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
     std::optional<StringRef> symbol = dim.getBound();
     llvm::SmallVector<NodeOp> nodes;
     for (auto node : graph.getBodyBlock().getOps<NodeOp>())
-      if (over(node.getValueType()))
+      if (over(node.getValueType()) && !kept.contains(node))
         nodes.push_back(node);
     if (nodes.empty())
       return success();
@@ -505,7 +532,7 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
         if (varies.contains(node.getResult()))
           continue;
         bool reads = llvm::any_of(node.getInputs(), [&](Value in) {
-          return varies.contains(in) ||
+          return varies.contains(in) || isKept(in) ||
                  (isa<InputOp>(in.getDefiningOp()) && over(cast<ValueType>(in.getType())));
         });
         if (reads) {
@@ -576,10 +603,10 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
         unsigned slicesBefore = 0;
         for (size_t j = 0; j < a.getNumEntries(); ++j) {
           bool batchEntry = over(producer) && j == 0;
-          if (batchEntry && isa<NodeOp>(input.getDefiningOp()))
+          if (batchEntry && isa<NodeOp>(input.getDefiningOp()) && !isKept(input))
             continue; // the whole batch of a vectorized node
           llvm::SmallVector<AffineExpr> lo, hi;
-          if (batchEntry) { // an input: its slice [0 : B]
+          if (batchEntry) { // an input or a kept node: its slice [0 : B]
             lo.push_back(getAffineConstantExpr(0, ctx));
             hi.push_back(AffineExpr());
             pos = slicesBefore;
@@ -594,7 +621,8 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
           lbs.push_back(lo);
           ubs.push_back(hi);
         }
-        if (over(producer) && isa<NodeOp>(input.getDefiningOp()) && varies.contains(input))
+        if (over(producer) && isa<NodeOp>(input.getDefiningOp()) && !isKept(input) &&
+            varies.contains(input))
           pos = slicesBefore;
         for (auto &hi : ubs)
           for (AffineExpr &x : hi)
@@ -671,7 +699,8 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
           ValueType readType = producer;
           if (auto it = batched.find(operands[input]); it != batched.end())
             readType = cast<ValueType>(it->second.getType());
-          else if (isa_and_nonnull<NodeOp>(operands[input].getDefiningOp()) && over(producer))
+          else if (isa_and_nonnull<NodeOp>(operands[input].getDefiningOp()) && over(producer) &&
+                   !isKept(operands[input]))
             readType = ValueType::get(ctx,
                                       llvm::to_vector(llvm::drop_begin(producer.getDomain())),
                                       pointOf(operands[input], producer.getPointType()));

@@ -140,3 +140,27 @@ pdg.graph @total_over_the_batch {
   }
   pdg.output "total" %total : !pdg.value<[], tensor<2xf32>>
 }
+
+// -----
+
+// A node that uses the coordinate b as a scalar (it picks row b of a value
+// over the whole batch) has no batched form: it stays over [b], and the
+// vectorized node after it reads it whole, as an input.
+// CHECK-LABEL: pdg.graph @row_by_coordinate
+// CHECK: %pick = pdg.node "pick" [b] (%{{.*}} = %table[] : !pdg.value<[], tensor<4x2xf32>>) -> tensor<2xf32>
+// CHECK: pdg.point @b
+// CHECK: %z = pdg.node "z" [] (%{{.*}} = %pick[0 : B] : !pdg.value<[b], tensor<2xf32>>) -> tensor<?x2xf32>
+pdg.graph @row_by_coordinate {
+  pdg.dim @b < launch B
+  %table = pdg.input "table" : !pdg.value<[], tensor<4x2xf32>>
+  %pick = pdg.node "pick" [b] (%t = %table[] : !pdg.value<[], tensor<4x2xf32>>) -> tensor<2xf32> {
+    %i = pdg.point @b : index
+    %r = tensor.extract_slice %t[%i, 0] [1, 2] [1, 1] : tensor<4x2xf32> to tensor<2xf32>
+    pdg.yield %r : tensor<2xf32>
+  }
+  %z = pdg.node "z" [b] (%a = %pick[b] : !pdg.value<[b], tensor<2xf32>>) -> tensor<2xf32> {
+    %e = math.exp %a : tensor<2xf32>
+    pdg.yield %e : tensor<2xf32>
+  }
+  pdg.output "z" %z : !pdg.value<[b], tensor<2xf32>>
+}

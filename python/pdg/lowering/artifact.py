@@ -58,12 +58,13 @@ class Compiled:
 
 
 def compile_module(
-    module: ir.Module, out: Path, gpu: bool = True, vectorize: bool = False
+    module: ir.Module, out: Path, gpu: bool = True, vectorize: bool | str = False
 ) -> Compiled:
     """Compiles the single pdg.graph of `module` into the artifact `out`
     (a directory, replaced if it exists); with `gpu`, also PTX kernels of
     the node bodies for each architecture in pdg.lowering.gpu; with
-    `vectorize`, the batch dim `b` is folded into the point type first."""
+    `vectorize`, a batch dim (`True`: `b`, or the dim's name) is folded into
+    the point type first."""
     graphs = [op for op in module.body.operations if op.operation.name == "pdg.graph"]
     if len(graphs) != 1:
         raise CompileError(
@@ -79,7 +80,10 @@ def compile_module(
         seconds[name] = now - clock
         clock = now
 
-    pipeline = OPTIMIZE.format(vectorize="pdg-vectorize," if vectorize else "")
+    if vectorize and not (vectorize is True or str(vectorize).isidentifier()):
+        raise CompileError(f"vectorize names a dim, got {vectorize!r}")
+    folded = "b" if vectorize is True else vectorize
+    pipeline = OPTIMIZE.format(vectorize=f"pdg-vectorize{{dim={folded}}}," if vectorize else "")
     errors = run_pipeline(module, parse_pipeline(pipeline))
     if errors:
         raise CompileError("\n".join(d.render() for d in errors), errors)

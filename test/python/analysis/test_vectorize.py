@@ -68,8 +68,8 @@ def test_03_constant_cases_and_values_that_do_not_vary():
 
 def test_04_a_loss_over_the_whole_batch():
     """A reader without b (a mean over the batch) reads the per-sequence
-    rows of the batched values. (Its gradient reads each row back by the
-    coordinate b, which the vectorizer cannot batch yet.)"""
+    rows of the batched values; its gradient picks row b back by the
+    coordinate b, a node that stays per-sequence and is read whole."""
     import pdg.frontend as pdg
 
     prog = pdg.Program("batch_loss")
@@ -78,7 +78,9 @@ def test_04_a_loss_over_the_whole_batch():
     w = prog.input("w", (3,), "f64")
     y = pdg.tanh(x * w)
     loss = (y * y).sum()[0 : b.size].mean()
+    (dw,) = pdg.grad(loss, [w])
     prog.output("loss", loss)
+    prog.output("dw", dw)
     inputs = {"x": np.random.default_rng(1).normal(size=(4, 3)), "w": np.ones(3) * 0.5}
     ctx = make_context()
     before = interpret(parse_text(prog.to_mlir(), "p", ctx), inputs, symbols={"B": 4})

@@ -33,9 +33,15 @@ class DecodeProgram:
     logits: pf.RecurrentTensor | None = None  # the policy's logits at [b, t]
     response_limit: bool = False  # takes an input `limit` [b]: a cap on T per sequence
     seed_input: bool = False  # takes an input `seed`: the sampling seed of a run
+    reference: GPT | None = None  # the reference model, weights `ref.*` (RL)
 
     def inputs(
-        self, weights: dict, prompts: list, limits: list[int] | None = None, seed=None
+        self,
+        weights: dict,
+        prompts: list,
+        limits: list[int] | None = None,
+        seed=None,
+        reference_weights: dict | None = None,
     ) -> dict[str, np.ndarray]:
         """Program inputs: model weights (by path), the batch's prompts (each
         a non-empty list of token ids) and, for a program built with
@@ -62,6 +68,14 @@ class DecodeProgram:
             inputs["seed"] = np.asarray(seed, np.int64)
         elif seed is not None:
             raise ValueError('build the program with sample_seed="input" to pass a seed')
+        if self.reference is not None:
+            if reference_weights is None:
+                raise ValueError("this program runs a reference model: pass its weights")
+            inputs.update(
+                self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
+            )
+        elif reference_weights is not None:
+            raise ValueError("build the program with reference=True to pass reference weights")
         return inputs
 
 
@@ -76,7 +90,15 @@ def build_decode(
     temperature: float = 1.0,
     response_limit: bool = False,
     output_logits: bool = True,
+    log_probs: bool = False,
+    reference: bool = False,
 ) -> DecodeProgram:
+    """With `log_probs`, also outputs `logp[b, t]`, the log-probability of
+    the chosen token under the sampling distribution (logits / temperature);
+    with `reference`, a second model (weights `ref.*`) runs on the same
+    tokens at each step and `ref_logp[b, t]` is its log-probability of the
+    chosen token: an RL update's reference term, computed during generation
+    instead of in a second pass over the finished sequences."""
     prog = pf.Program("decode")
     b = prog.dim("b", launch="B", max=max_batch)
     t = prog.dim("t", dynamic="T", max=max_len)
@@ -109,6 +131,18 @@ def build_decode(
     prog.output("tokens", nxt)
     if output_logits:
         prog.output("logits", logits)
+
+    def chosen_logp(scores):
+        if temperature != 1.0:
+            scores = scores * (1.0 / temperature)
+        return pf.take(pf.log_softmax(scores), nxt)
+
+    if log_probs:
+        prog.output("logp", chosen_logp(logits))
+    ref_model = None
+    if reference:
+        ref_model = GPT(prog, config, path="ref")
+        prog.output("ref_logp", chosen_logp(ref_model(tok, pos, t)))
     return DecodeProgram(
         prog,
         model,
@@ -121,4 +155,5 @@ def build_decode(
         logits,
         response_limit,
         seed_input=sample_seed == "input",
+        reference=ref_model,
     )

@@ -45,7 +45,11 @@ def build_rl_step(
     algorithm: rl.GRPOConfig | rl.RLOOConfig | rl.DPOConfig,
     optimizer: optim.Optimizer | None = None,
     clip_norm: float | None = None,
+    reference_logp: bool = False,
 ) -> RLStepProgram:
+    """With `reference_logp`, the reference's log-probs are the input
+    `ref_logp[.., p, g, t]` (computed during generation, see build_decode's
+    `reference`) instead of a reference model run here."""
     name = {
         rl.GRPOConfig: "grpo",
         rl.RLOOConfig: "rloo",
@@ -66,7 +70,7 @@ def build_rl_step(
     mask = prog.input("mask", (), real, domain=[*over, p, g, t])
     # The reference's weights are fixed: program inputs (PPO's KL penalty is
     # in its per-token rewards already).
-    reference = GPT(prog, config, path="ref") if name != "ppo" else None
+    reference = GPT(prog, config, path="ref") if name != "ppo" and not reference_logp else None
     if i is not None:
         prog.iterate_parameters(i)  # the trained weights change per iteration
     policy = GPT(prog, config)
@@ -80,6 +84,8 @@ def build_rl_step(
 
     policy_logp = logp(policy)
     ref_logp = logp(reference) if reference is not None else None
+    if reference_logp and name != "ppo":
+        ref_logp = prog.input("ref_logp", (), real, domain=[*over, p, g, t])
     params = policy.parameters()
     critic = None
     if name == "ppo":
@@ -141,6 +147,7 @@ def build_grpo_step(
     grpo: rl.GRPOConfig,
     optimizer: optim.Optimizer | None = None,
     clip_norm: float | None = None,
+    reference_logp: bool = False,
 ) -> RLStepProgram:
     """build_rl_step for GRPO."""
-    return build_rl_step(config, length, grpo, optimizer, clip_norm)
+    return build_rl_step(config, length, grpo, optimizer, clip_norm, reference_logp)

@@ -1,7 +1,9 @@
 """GRPO training with compiled programs: sampling (the decode program,
-seeded per iteration), rewards from a Python callable, and the GRPO update
-(the grpo_step program with its optimizer). Python runs between iterations
-only: each iteration is one call of each compiled program.
+seeded per iteration, which also computes the policy's and the reference's
+log-probs of each chosen token as it generates), rewards from a Python
+callable, and the GRPO update (the rl_step program with its optimizer,
+reading those log-probs). Python runs between iterations only: each
+iteration is one call of each compiled program.
 
     trainer = GRPOTrainer(config, GRPOConfig(group=8), task.reward, tokenizer,
                           prompt_width=6, max_new_tokens=3)
@@ -75,9 +77,19 @@ class GRPOTrainer:
                 **sampling,
             )
 
-        self.sampler = decode(sample_seed="input", temperature=grpo.temperature)
-        self.greedy = decode()
-        self.update = build_grpo_step(config, self.length, grpo, optim.Adam(lr), clip_norm)
+        # Sampling also gives the log-probs of the chosen tokens, the policy's
+        # and the reference's, step by step: the update reads them.
+        self.sampler = decode(
+            sample_seed="input",
+            temperature=grpo.temperature,
+            output_logits=False,
+            log_probs=True,
+            reference=True,
+        )
+        self.greedy = decode(output_logits=False)
+        self.update = build_grpo_step(
+            config, self.length, grpo, optim.Adam(lr), clip_norm, reference_logp=True
+        )
         self.compile_seconds = {}
         for name, prog in (
             ("sample", self.sampler.program),
@@ -95,20 +107,27 @@ class GRPOTrainer:
         """Training from `weights`, which are also the frozen reference."""
         return TrainerState(dict(weights), dict(weights))
 
-    def complete(self, weights, prompts: list[str], sampled: bool, seed: int = 0):
-        """Completions (token ids up to and with EOS) and the logits that chose them."""
+    def complete(self, weights, prompts: list[str], sampled: bool, seed: int = 0, reference=None):
+        """Completions (token ids up to and with EOS) and, when sampled, the
+        policy's and the reference's log-probs of each completion token."""
         ids = [self.tok.encode(p) for p in prompts]
-        runner, program = (
-            (self.run_sample, self.sampler) if sampled else (self.run_greedy, self.greedy)
-        )
-        inputs = program.inputs(weights, ids, seed=seed if sampled else None)
-        out = runner.run(inputs, symbols={"B": len(prompts)}).outputs
-        completions, logits = [], []
+        if sampled:
+            inputs = self.sampler.inputs(
+                weights, ids, seed=seed, reference_weights=reference or weights
+            )
+            out = self.run_sample.run(inputs, symbols={"B": len(prompts)}).outputs
+        else:
+            inputs = self.greedy.inputs(weights, ids)
+            out = self.run_greedy.run(inputs, symbols={"B": len(prompts)}).outputs
+        completions, logps = [], []
         for k, p in enumerate(ids):
-            preds, lg = np.asarray(out["tokens"][k]), np.asarray(out["logits"][k])
-            completions.append([int(x) for x in preds[len(p) - 1 :]])
-            logits.append(lg[len(p) - 1 :])
-        return completions, logits
+            first = len(p) - 1  # the step that predicts the first completion token
+            completions.append([int(x) for x in np.asarray(out["tokens"][k])[first:]])
+            if sampled:
+                logps.append(
+                    (np.asarray(out["logp"][k])[first:], np.asarray(out["ref_logp"][k])[first:])
+                )
+        return completions, logps
 
     def evaluate(self, weights, problems: list[tuple[str, str]]) -> float:
         """Greedy accuracy (mean reward) on (prompt, answer) problems."""
@@ -128,7 +147,9 @@ class GRPOTrainer:
         G, L = self.grpo.group, self.length
         start = time.perf_counter()
         repeated = [p for p in prompts for _ in range(G)]
-        completions, logits = self.complete(state.weights, repeated, True, seed=state.step)
+        completions, logps = self.complete(
+            state.weights, repeated, True, seed=state.step, reference=state.reference
+        )
         generated = time.perf_counter() - start
         P = len(prompts)
         real = np.float64 if self.config.dtype == "f64" else np.float32
@@ -136,10 +157,11 @@ class GRPOTrainer:
         targets = np.full((1, P, G, L), self.tok.eos, np.int64)
         mask = np.zeros((1, P, G, L), real)
         old_logp = np.zeros((1, P, G, L), real)
+        ref_logp = np.zeros((1, P, G, L), real)
         rewards = np.zeros((1, P, G), real)
         lengths = []
-        for k, (prompt, completion, lg) in enumerate(
-            zip(repeated, completions, logits, strict=True)
+        for k, (prompt, completion, (lp, rp)) in enumerate(
+            zip(repeated, completions, logps, strict=True)
         ):
             p, g = divmod(k, G)
             ids = self.tok.encode(prompt)
@@ -149,19 +171,21 @@ class GRPOTrainer:
             targets[0, p, g, :n] = seq[1:]
             first = len(ids) - 1
             mask[0, p, g, first:n] = 1.0
-            scaled = lg[: n - first] / self.grpo.temperature
-            logz = np.logaddexp.reduce(scaled, axis=-1)
-            picked = scaled[np.arange(n - first), completion[: n - first]]
-            old_logp[0, p, g, first:n] = picked - logz
+            old_logp[0, p, g, first:n] = lp[: n - first]
+            ref_logp[0, p, g, first:n] = rp[: n - first]
             rewards[0, p, g] = self.reward(prompt, self.tok.decode(completion))
             lengths.append(len(completion))
         inputs = self.update.training.initial_inputs(
             state.weights, state.optimizer, start_step=state.step
         )
         inputs.update(
-            self.update.reference.inputs_from({f"ref.{k}": v for k, v in state.reference.items()})
+            tokens=tokens,
+            targets=targets,
+            mask=mask,
+            old_logp=old_logp,
+            ref_logp=ref_logp,
+            rewards=rewards,
         )
-        inputs.update(tokens=tokens, targets=targets, mask=mask, old_logp=old_logp, rewards=rewards)
         start = time.perf_counter()
         out = self.run_update.run(inputs, symbols={"I": 1, "P": P}).outputs
         updated = time.perf_counter() - start

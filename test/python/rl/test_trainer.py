@@ -65,3 +65,46 @@ def test_one_grpo_iteration(tmp_path):
     assert again == first
     other, _ = trainer.complete(weights, prompts * 8, sampled=True, seed=1)
     assert other != first * 8
+
+
+def test_generation_gives_policy_and_reference_log_probs():
+    """The sampling program's per-step log-probs of the chosen tokens equal
+    the teacher-forced ones of an independent PyTorch model, for the policy
+    and the reference alike."""
+    torch = pytest.importorskip("torch")
+    from frontend.torch_reference import TorchGPT
+    from pdg.interpreter import interpret
+    from pdg.programs import build_decode
+
+    config = GPTConfig(vocab=13, d_model=8, n_layers=1, n_heads=2, max_positions=8, dtype="f64")
+    decode = build_decode(
+        config,
+        eos=12,
+        max_len=8,
+        prompt_width=4,
+        sample_seed=3,
+        temperature=0.7,
+        output_logits=False,
+        log_probs=True,
+        reference=True,
+    )
+    policy = decode.model.init_weights(seed=1, scale=0.5)
+    reference = {
+        k.removeprefix("ref."): v
+        for k, v in decode.reference.init_weights(seed=2, scale=0.5).items()
+    }
+    prompts = [[1, 2, 10], [3, 11]]
+    out = interpret(
+        decode.program.build(),
+        decode.inputs(policy, prompts, reference_weights=reference),
+        symbols={"B": 2},
+    ).outputs
+    for k, prompt in enumerate(prompts):
+        chosen = np.asarray(out["tokens"][k])
+        seq = list(prompt) + [int(x) for x in chosen[len(prompt) - 1 :]]
+        for weights, name in ((policy, "logp"), (reference, "ref_logp")):
+            logits = TorchGPT(weights, 1, 2).logits(seq[: len(chosen)], "full", 0) / 0.7
+            expected = torch.log_softmax(logits, -1)[
+                torch.arange(len(chosen)), torch.tensor(chosen)
+            ]
+            np.testing.assert_allclose(out[name][k], expected.numpy(), rtol=1e-9, atol=1e-12)

@@ -2,6 +2,7 @@
 
     python examples/grpo_arith.py                    # defaults: a few minutes on 2 cores
     python examples/grpo_arith.py --sft-steps 60 --grpo-steps 40
+    python examples/grpo_arith.py --algorithm rloo   # RLOO instead (leave-one-out baseline)
 
 1. Supervised fine-tuning (the train_lm program, loss on the answer only)
    starts the policy, so that the reward is not zero at the start.
@@ -41,6 +42,7 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--beta", type=float, default=0.02)
     parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument("--algorithm", choices=["grpo", "rloo"], default="grpo")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("grpo_arith"))
     args = parser.parse_args()
@@ -83,7 +85,8 @@ def main() -> None:
     )
 
     # 2. GRPO from the SFT policy (also the frozen reference).
-    grpo = rl.GRPOConfig(group=args.group, beta=args.beta, temperature=args.temperature)
+    make = rl.GRPOConfig if args.algorithm == "grpo" else rl.RLOOConfig
+    grpo = make(group=args.group, beta=args.beta, temperature=args.temperature)
     start = time.perf_counter()
     trainer = rl.GRPOTrainer(
         config,
@@ -127,7 +130,7 @@ def main() -> None:
     log.close()
     after = trainer.evaluate(state.weights, held_out)
     per_step = (time.perf_counter() - start) / max(args.grpo_steps, 1)
-    print(f"GRPO: {args.grpo_steps} iterations, {1e3 * per_step:.1f} ms each")
+    print(f"{args.algorithm.upper()}: {args.grpo_steps} iterations, {1e3 * per_step:.1f} ms each")
     print(f"held-out accuracy: {before:.3f} -> {after:.3f} ({after - before:+.3f})")
     plot(history, args.out / "reward.png")
     print(f"wrote {args.out / 'log.jsonl'} and {args.out / 'reward.png'}")

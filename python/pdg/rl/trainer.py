@@ -1,7 +1,7 @@
-"""GRPO training with compiled programs: sampling (the decode program,
+"""GRPO (or RLOO) training with compiled programs: sampling (the decode program,
 seeded per iteration, which also computes the policy's and the reference's
 log-probs of each chosen token as it generates), rewards from a Python
-callable, and the GRPO update (the rl_step program with its optimizer,
+callable, and the update (the rl_step program with its optimizer,
 reading those log-probs). Python runs between iterations only: each
 iteration is one call of each compiled program.
 
@@ -25,10 +25,11 @@ import numpy as np
 from pdg import optim
 from pdg.lowering.artifact import compile_module
 from pdg.nn import GPTConfig
-from pdg.programs import build_decode, build_grpo_step
+from pdg.programs import build_decode, build_rl_step
 from pdg.runtime import load
 
 from .grpo import GRPOConfig
+from .rloo import RLOOConfig
 
 
 @dataclass
@@ -52,7 +53,7 @@ class GRPOTrainer:
     def __init__(
         self,
         config: GPTConfig,
-        grpo: GRPOConfig,
+        grpo: GRPOConfig | RLOOConfig,
         reward: Callable[[str, str], float],
         tokenizer,
         prompt_width: int,
@@ -62,6 +63,8 @@ class GRPOTrainer:
         workdir: Path | None = None,
         max_batch: int = 1024,
     ):
+        if not isinstance(grpo, (GRPOConfig, RLOOConfig)):
+            raise TypeError("the trainer runs GRPO or RLOO: pass rl.GRPOConfig or rl.RLOOConfig")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
         self.prompt_width = prompt_width
         self.length = prompt_width + max_new_tokens  # positions of prompt + completion
@@ -87,7 +90,7 @@ class GRPOTrainer:
             reference=True,
         )
         self.greedy = decode(output_logits=False)
-        self.update = build_grpo_step(
+        self.update = build_rl_step(
             config, self.length, grpo, optim.Adam(lr), clip_norm, reference_logp=True
         )
         self.compile_seconds = {}
@@ -178,14 +181,9 @@ class GRPOTrainer:
         inputs = self.update.training.initial_inputs(
             state.weights, state.optimizer, start_step=state.step
         )
-        inputs.update(
-            tokens=tokens,
-            targets=targets,
-            mask=mask,
-            old_logp=old_logp,
-            ref_logp=ref_logp,
-            rewards=rewards,
-        )
+        inputs.update(tokens=tokens, targets=targets, mask=mask, ref_logp=ref_logp, rewards=rewards)
+        if isinstance(self.grpo, GRPOConfig):  # RLOO's update has no ratio to the sampler
+            inputs["old_logp"] = old_logp
         start = time.perf_counter()
         out = self.run_update.run(inputs, symbols={"I": 1, "P": P}).outputs
         updated = time.perf_counter() - start

@@ -1,7 +1,7 @@
-"""The GRPO trainer's parts: the addition task, its tokenizer and reward,
-supervised sequences, and one compiled iteration end to end (sampling,
-rewards, the update) whose new weights differ and whose statistics are
-consistent."""
+"""The RL trainer's parts: the addition task, its tokenizer and reward,
+supervised sequences, the generation-time log-probs, and one compiled
+iteration of GRPO and of RLOO end to end (sampling, rewards, the update)
+whose new weights differ and whose statistics are consistent."""
 
 from __future__ import annotations
 
@@ -32,7 +32,8 @@ def test_supervised_sequences_mask_the_answer():
     assert [int(x) for x in targets[1][mask[1] > 0]] == tok.encode("21") + [tok.eos]
 
 
-def test_one_grpo_iteration(tmp_path):
+@pytest.mark.parametrize("algorithm", ["grpo", "rloo"])
+def test_one_iteration(tmp_path, algorithm):
     task = rl.Addition(10)
     tok = task.tokenizer
     config = GPTConfig(
@@ -40,7 +41,7 @@ def test_one_grpo_iteration(tmp_path):
     )
     trainer = rl.GRPOTrainer(
         config,
-        rl.GRPOConfig(group=4),
+        rl.GRPOConfig(group=4) if algorithm == "grpo" else rl.RLOOConfig(group=4),
         task.reward,
         tok,
         task.prompt_width,

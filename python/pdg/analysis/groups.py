@@ -49,7 +49,7 @@ class Grouping:
 
 def loop_groups(graph: Graph, poly: Polyhedral | None = None) -> Grouping:
     poly = poly or Polyhedral(graph)
-    if getattr(poly, "groups", None) is not None:
+    if poly.groups is not None:
         return poly.groups
     roles = dim_roles(graph, poly)
     sequential = [d for d in graph.dims if roles[d] == "sequential"]

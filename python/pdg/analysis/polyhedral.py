@@ -37,6 +37,7 @@ class Polyhedral:
         self._relations: dict[int, isl.Map] = {}
         self._distances: dict[tuple[int, str], isl.Set | None] = {}
         self.roles: dict[str, str] | None = None  # filled by roles.dim_roles
+        self.groups = None  # filled by groups.loop_groups
 
     @cached_property
     def _context(self) -> str:

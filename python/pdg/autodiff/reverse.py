@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pdg.frontend import ops
 from pdg.frontend.adjoint_ops import zeros
 from pdg.frontend.dtypes import is_float
-from pdg.frontend.emit import _restrictions
+from pdg.frontend.emit import _operands, _restrictions
 from pdg.frontend.errors import ProgramError
 from pdg.frontend.index import Condition
 from pdg.frontend.tensor import CasesDef, OpDef, RecurrentTensor, TensorLike, UdfDef, View
@@ -124,15 +124,6 @@ def _contributions(node, g, adjoint) -> dict[int, TensorLike]:
         return out
     wanted &= rules.differentiable(node)
     return rules.vjp(node, g, wanted) if wanted else {}
-
-
-def _operands(v: RecurrentTensor) -> list:
-    d = v.definition
-    if isinstance(d, (OpDef, UdfDef)):
-        return d.operands
-    if isinstance(d, CasesDef):
-        return [op for _, op, _ in d.cases]
-    return []
 
 
 def _diff_sources(v: RecurrentTensor) -> list[RecurrentTensor]:

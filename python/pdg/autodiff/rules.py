@@ -36,7 +36,7 @@ def differentiable(node: RecurrentTensor) -> set[int]:
     """Positions of the operands a gradient flows into (float ones)."""
     d = node.definition
     name = _name(node)
-    if name in ("argmax", "floordiv", "mod") or name not in _RULES:
+    if name not in _RULES:  # argmax, floordiv, mod, comparisons...
         return set()
     if name == "astype" and not is_float(d.operands[0].source.dtype):
         return set()

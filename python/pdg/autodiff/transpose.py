@@ -74,9 +74,7 @@ def transpose(
 
     # Slice axes of the contribution, in producer dim order, then the point.
     slice_axes = [e for e in entries if e.kind in ("slice", "window")]
-    c = contribution
-    if {d.name for d in c.domain} != {d.name for d in consumer_domain}:
-        c = over_domain(c, consumer_domain)
+    c = over_domain(contribution, consumer_domain)
     if windows:
         w = slice_axes.index(windows[0])
         if w != 0:
@@ -121,9 +119,7 @@ def transpose(
 
     conditions = _conditions(entries)
     if not conditions:
-        if {d.name for d in value.domain} != {d.name for d in source.domain}:
-            value = over_domain(value, source.domain)
-        return value
+        return over_domain(value, source.domain)
     out = program.recurrent(source.shape, source.dtype, source.domain, name=_part(source))
     out[Condition(tuple(conditions))] = value
     out[...] = zeros(program, source.shape, source.dtype)

@@ -12,12 +12,17 @@ from collections.abc import Sequence
 from .body import Body, Val, scalar_type
 from .dtypes import TensorType, is_float, is_int
 from .errors import ProgramError
-from .ops import ELEMENTWISE, OpSpec, _axes, _make, elementwise
+from .ops import ELEMENTWISE, OpSpec, _axes, _make, constant, elementwise
 from .tensor import OpDef, RecurrentTensor, TensorLike
 
 
 def _zero(r: Body, dtype: str) -> Val:
     return r.const_scalar(0.0 if is_float(dtype) else 0, dtype)
+
+
+def _accumulate(r: Body, value: Val, acc: Val, dtype: str) -> Val:
+    add = "arith.addf" if is_float(dtype) else "arith.addi"
+    return r.emit(f"{add} {value.name}, {acc.name} : {value.type}", value.type)
 
 
 def _all_dims(rank: int) -> str:
@@ -37,11 +42,14 @@ def broadcast_like(x: TensorLike, like: TensorLike) -> RecurrentTensor:
     return elementwise("broadcast", [x, like], None, _first)
 
 
-def over_domain(x: TensorLike, domain: Sequence) -> RecurrentTensor:
-    """A copy of `x` defined at every point of `domain` (a superset of x's
-    dims): the same tensor repeated along the dims x does not vary over."""
+def over_domain(x: TensorLike, domain: Sequence) -> TensorLike:
+    """`x` defined at every point of `domain` (a superset of x's dims): x
+    itself when it already is, else a copy repeated along the dims x does
+    not vary over."""
     program = x.program
     dims = program._ordered_dims({d.name for d in domain} | {d.name for d in x.domain})
+    if len(dims) == len(x.domain):
+        return x
     attrs = {"fn": _first, "slots": (("arg", 0),), "name": "copy"}
     return RecurrentTensor(program, dims, x.type, OpDef(ELEMENTWISE, [x.operand()], attrs))
 
@@ -157,8 +165,7 @@ def _emit_diagonal_sum(body: Body, args, type_: TensorType, attrs) -> Val:
         picked = r.emit(
             f"arith.select {inside.name}, {v.name}, {_zero(r, type_.dtype).name} : {elem}", elem
         )
-        add = "arith.addf" if is_float(type_.dtype) else "arith.addi"
-        return [r.emit(f"{add} {picked.name}, {outs[0].name} : {elem}", elem)]
+        return [_accumulate(r, picked, outs[0], type_.dtype)]
 
     iterators = ["reduction"] + ["parallel"] * (loop_rank - 1)
     return body.generic([(x, x_map)], [(init, out_map)], iterators, region)[0]
@@ -206,8 +213,7 @@ def _emit_index_add(body: Body, args, type_: TensorType, attrs) -> Val:
         picked = r.emit(
             f"arith.select {hit.name}, {ins[0].name}, {_zero(r, type_.dtype).name} : {elem}", elem
         )
-        add = "arith.addf" if is_float(type_.dtype) else "arith.addi"
-        return [r.emit(f"{add} {picked.name}, {outs[0].name} : {elem}", elem)]
+        return [_accumulate(r, picked, outs[0], type_.dtype)]
 
     iterators = ["parallel"] * out_rank + ["reduction"] * i_rank
     return body.generic(
@@ -264,10 +270,7 @@ def slice_axis(x: TensorLike, axis: int, start: int, size: int) -> RecurrentTens
 
 def zeros(program, shape, dtype: str, domain: Sequence = ()) -> RecurrentTensor:
     """Zeros of a static shape at every point of `domain`."""
-    from .ops import constant
-
-    z = constant(program, 0.0 if is_float(dtype) else 0, shape, dtype)
-    return over_domain(z, domain) if domain else z
+    return over_domain(constant(program, 0.0 if is_float(dtype) else 0, shape, dtype), domain)
 
 
 __all__ = [

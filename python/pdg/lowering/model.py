@@ -28,7 +28,6 @@ class Case:
 @dataclass
 class Node:
     value: Value
-    phase: str  # before | loop | after
     order: int
     cases: list[Case] = field(default_factory=list)
     group: int = 0  # loop nest (odd) or whole computation (even), in execution order
@@ -73,13 +72,12 @@ def read_model(graph_op: ir.Operation) -> LoweringModel:
         if v.kind == "input":
             continue
         slot = ir.DictAttr(v.op.attributes["pdg.schedule"])
-        phase = ir.StringAttr(slot["phase"]).value
-        node = Node(v, phase, ir.IntegerAttr(slot["order"]).value)
+        node = Node(v, ir.IntegerAttr(slot["order"]).value)
         # Schedules written before nests were numbered: one nest, group 1.
         node.group = (
             ir.IntegerAttr(slot["group"]).value
             if "group" in slot
-            else {"before": 0, "loop": 1, "after": 2}[phase]
+            else {"before": 0, "loop": 1, "after": 2}[ir.StringAttr(slot["phase"]).value]
         )
         node.reverse = "reverse" in slot
         node.loops = [ir.StringAttr(d).value for d in ir.ArrayAttr(slot["loops"])]

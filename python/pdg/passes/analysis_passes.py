@@ -59,8 +59,9 @@ def plan_storage_pass(module: ir.Module) -> None:
 
 @register(
     "pdg-schedule",
-    "Order nodes in loops over the sequential dims; attach pdg.schedule (phase, "
-    "loops, order, and a stage shared by nodes that may overlap)",
+    "Order nodes in loop nests over the sequential dims; attach pdg.schedule (group: "
+    "the nest or whole computation in execution order, reverse for a backward nest, "
+    "phase, loops, order, and a stage shared by nodes that may overlap)",
 )
 def schedule_pass(module: ir.Module) -> None:
     _annotate(module, "pdg.schedule", schedule)

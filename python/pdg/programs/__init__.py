@@ -1,16 +1,14 @@
 """Reference programs written with the frontend (decode; RLFT ones later)."""
 
 from .decode import DecodeProgram, build_decode
-from .rl_step import GRPOStepProgram, RLStepProgram, build_grpo_step, build_rl_step
+from .rl_step import RLStepProgram, build_rl_step
 from .train_lm import TrainProgram, build_train_lm
 
 __all__ = [
     "DecodeProgram",
-    "GRPOStepProgram",
     "RLStepProgram",
     "TrainProgram",
     "build_decode",
-    "build_grpo_step",
     "build_rl_step",
     "build_train_lm",
 ]

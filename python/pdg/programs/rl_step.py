@@ -36,9 +36,6 @@ class RLStepProgram:
     critic: GPT | None = None  # PPO's (its value head: inputs critic_value_w, critic_value_b)
 
 
-GRPOStepProgram = RLStepProgram
-
-
 def build_rl_step(
     config: GPTConfig,
     length: int,
@@ -139,15 +136,3 @@ def build_rl_step(
     for path, grad in zip(params, pf.grad(loss, list(params.values())), strict=True):
         prog.output("g_" + path.replace(".", "_"), grad)
     return RLStepProgram(prog, policy, reference, list(params), None, critic)
-
-
-def build_grpo_step(
-    config: GPTConfig,
-    length: int,
-    grpo: rl.GRPOConfig,
-    optimizer: optim.Optimizer | None = None,
-    clip_norm: float | None = None,
-    reference_logp: bool = False,
-) -> RLStepProgram:
-    """build_rl_step for GRPO."""
-    return build_rl_step(config, length, grpo, optimizer, clip_norm, reference_logp)

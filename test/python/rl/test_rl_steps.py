@@ -16,7 +16,7 @@ from frontend.torch_reference import TorchGPT  # noqa: E402
 from pdg import rl  # noqa: E402
 from pdg.interpreter import interpret  # noqa: E402
 from pdg.nn import GPTConfig  # noqa: E402
-from pdg.programs import build_grpo_step, build_rl_step  # noqa: E402
+from pdg.programs import build_rl_step  # noqa: E402
 
 VOCAB, LENGTH, PROMPTS, GROUP = 12, 8, 2, 4
 GRPO = rl.GRPOConfig(group=GROUP, clip=0.2, beta=0.04)
@@ -75,7 +75,7 @@ def case(dtype: str):
     config = GPTConfig(
         vocab=VOCAB, d_model=8, n_layers=1, n_heads=2, max_positions=LENGTH, dtype=dtype
     )
-    step = build_grpo_step(config, LENGTH, GRPO)
+    step = build_rl_step(config, LENGTH, GRPO)
     policy_w = step.policy.init_weights(seed=1, scale=0.5)
     ref_inputs = step.reference.init_weights(seed=2, scale=0.5)  # paths "ref.*"
     ref_w = {k.removeprefix("ref."): v for k, v in ref_inputs.items()}

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AffineSyntax.h"
+#include "NodeBuilder.h"
 #include "Passes.h"
 #include "PdgOps.h"
 
@@ -174,17 +175,8 @@ struct FuseProducers : mlir::pdg::impl::PdgFuseProducersBase<FuseProducers> {
     }
 
     OpBuilder b(c);
-    OperationState state(loc, NodeOp::getOperationName());
-    state.addOperands(inputs);
-    state.addAttribute("accesses", ArrayAttr::get(&getContext(), accesses));
-    state.addAttribute("conditions", c.getConditions());
-    state.addAttribute("symbols", c.getSymbols());
-    if (c.getNameAttr())
-      state.addAttribute("name", c.getNameAttr());
-    state.addTypes(c.getResult().getType());
-    for (unsigned k = 0; k < c.getCases().size(); ++k)
-      state.addRegion();
-    auto fused = cast<NodeOp>(b.create(state));
+    auto fused = createNode(b, loc, c.getResult().getType(), inputs, accesses,
+                            c.getConditions().getValue(), c.getSymbols(), c.getNameAttr());
 
     for (unsigned k = 0, n = c.getCases().size(); k < n; ++k) {
       Block &old = c.getCases()[k].front();

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AffineSyntax.h"
+#include "NodeBuilder.h"
 #include "Passes.h"
 #include "PdgOps.h"
 
@@ -228,27 +229,19 @@ struct Incrementalize : mlir::pdg::impl::PdgIncrementalizeBase<Incrementalize> {
     }
     AccessAttr selfAccess = AccessAttr::fromEntries(ctx, nd, ns, selfLbs, selfUbs);
 
-    OperationState state(loc, NodeOp::getOperationName());
     llvm::SmallVector<Value> inputs(node.getInputs().begin(), node.getInputs().end());
-    state.addOperands(inputs);           // case t == 0
-    state.addOperands(inputs);           // case t >= 1 ...
-    state.addOperands(node.getResult()); // ... and acc[t - 1] (patched below)
+    llvm::SmallVector<Value> operands(inputs);  // case t == 0
+    operands.append(inputs);                    // case t >= 1 ...
+    operands.push_back(node.getResult());       // ... and acc[t - 1] (patched below)
     llvm::SmallVector<Attribute> accesses(inAccesses);
     accesses.append(inAccesses.begin(), inAccesses.end());
     accesses.push_back(selfAccess);
-    state.addAttribute("accesses", ArrayAttr::get(ctx, accesses));
     IntegerSet first = IntegerSet::get(nd, ns, {t}, {true});
     IntegerSet rest = IntegerSet::get(nd, ns, {t - 1}, {false});
-    state.addAttribute("conditions", ArrayAttr::get(ctx, {IntegerSetAttr::get(first),
-                                                          IntegerSetAttr::get(rest)}));
-    state.addAttribute("symbols", node.getSymbols());
     std::string name = (node.getName() ? node.getName()->str() : "reduce") + "_running";
-    state.addAttribute("name", StringAttr::get(ctx, name));
-    state.addTypes(accType);
-    // Regions are moved into the op on creation: fill them through the op.
-    state.addRegion();
-    state.addRegion();
-    auto acc = cast<NodeOp>(b.create(state));
+    auto acc = createNode(b, loc, accType, operands, accesses,
+                          {IntegerSetAttr::get(first), IntegerSetAttr::get(rest)},
+                          node.getSymbols(), StringAttr::get(ctx, name));
     acc->setOperand(2 * inputs.size(), acc.getResult());
 
     // Bodies: the node's body over one step, the step's read cast back to
@@ -304,18 +297,10 @@ struct Incrementalize : mlir::pdg::impl::PdgIncrementalizeBase<Incrementalize> {
     }
     AccessAttr lastAccess = AccessAttr::fromEntries(ctx, type.getRank(), readSymbols.size(),
                                                     lastLbs, lastUbs);
-    OperationState rs(loc, NodeOp::getOperationName());
-    rs.addOperands(acc.getResult());
-    rs.addAttribute("accesses", ArrayAttr::get(ctx, {lastAccess}));
-    rs.addAttribute("conditions",
-                    ArrayAttr::get(ctx, {IntegerSetAttr::get(getAlwaysTrueSet(
-                                            type.getRank(), readSymbols.size(), ctx))}));
-    rs.addAttribute("symbols", ArrayAttr::get(ctx, readSymbols));
-    if (node.getNameAttr())
-      rs.addAttribute("name", node.getNameAttr());
-    rs.addTypes(type);
-    rs.addRegion();
-    auto result = cast<NodeOp>(b.create(rs));
+    auto result = createNode(
+        b, loc, type, acc.getResult(), {lastAccess},
+        {IntegerSetAttr::get(getAlwaysTrueSet(type.getRank(), readSymbols.size(), ctx))},
+        ArrayAttr::get(ctx, readSymbols), node.getNameAttr());
     Block *rb = new Block();
     result.getCases()[0].push_back(rb);
     Value lastArg = rb->addArgument(type.getPointType(), loc);

@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AffineSyntax.h"
+#include "NodeBuilder.h"
 #include "Passes.h"
 #include "PdgOps.h"
 
@@ -672,17 +673,8 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
         }
         conditions.push_back(IntegerSetAttr::get(IntegerSet::get(nd, ns, cs, eqs)));
       }
-      OperationState state(node.getLoc(), NodeOp::getOperationName());
-      state.addOperands(operands);
-      state.addAttribute("accesses", ArrayAttr::get(ctx, accesses));
-      state.addAttribute("conditions", ArrayAttr::get(ctx, conditions));
-      state.addAttribute("symbols", ArrayAttr::get(ctx, symbols));
-      if (node.getNameAttr())
-        state.addAttribute("name", node.getNameAttr());
-      state.addTypes(newType);
-      for (unsigned k = 0; k < node.getCases().size(); ++k)
-        state.addRegion();
-      auto fresh = cast<NodeOp>(b.create(state));
+      auto fresh = createNode(b, node.getLoc(), newType, operands, accesses, conditions,
+                              ArrayAttr::get(ctx, symbols), node.getNameAttr());
       made.push_back(fresh);
       batched[node.getResult()] = fresh.getResult();
       // Bodies.
@@ -758,17 +750,10 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
       ubs.push_back({});
     }
     auto access = AccessAttr::fromEntries(ctx, nd, 0, lbs, ubs);
-    OperationState state(old.getLoc(), NodeOp::getOperationName());
-    state.addOperands(batchedValue);
-    state.addAttribute("accesses", ArrayAttr::get(ctx, {access}));
-    state.addAttribute("conditions",
-                       ArrayAttr::get(ctx, {IntegerSetAttr::get(getAlwaysTrueSet(nd, 0, ctx))}));
-    state.addAttribute("symbols", ArrayAttr::get(ctx, {}));
     std::string name = (old.getName() ? old.getName()->str() : "value") + "_row";
-    state.addAttribute("name", StringAttr::get(ctx, name));
-    state.addTypes(type);
-    state.addRegion();
-    auto unpack = cast<NodeOp>(b.create(state));
+    auto unpack = createNode(b, old.getLoc(), type, batchedValue, {access},
+                             {IntegerSetAttr::get(getAlwaysTrueSet(nd, 0, ctx))},
+                             ArrayAttr::get(ctx, {}), StringAttr::get(ctx, name));
     Block *block = new Block();
     unpack.getCases()[0].push_back(block);
     auto rowsType = cast<ValueType>(batchedValue.getType()).getPointType();

@@ -27,13 +27,6 @@ HERE = Path(__file__).resolve().parent
 VOCAB, LAYERS, HEADS, BATCH, LR, CLIP = 64, 2, 4, 8, 3e-3, 1.0
 
 
-def data(iterations: int, length: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    half = rng.integers(1, VOCAB, size=(iterations, BATCH, length // 2))
-    seq = np.concatenate([half, half], axis=2)
-    return seq, np.roll(seq, -1, axis=2)
-
-
 def run_pdg(d_model: int, length: int, iterations: int, weights, tokens, targets) -> dict:
     from pdg import optim
     from pdg.lowering.artifact import compile_module
@@ -119,6 +112,7 @@ def main() -> None:
     sys.path.insert(0, str(HERE.parent / "python"))
     from pdg.frontend import Program
     from pdg.nn import GPT, GPTConfig
+    from pdg.programs import copy_batches
 
     rows = []
     print(
@@ -129,7 +123,7 @@ def main() -> None:
         d_model, length = (int(x) for x in spec.split("x"))
         probe = GPT(Program("w"), GPTConfig(VOCAB, d_model, LAYERS, HEADS, None, length))
         weights = probe.init_weights(seed=0, scale=0.1)
-        tokens, targets = data(args.iterations, length)
+        tokens, targets = copy_batches(args.iterations, BATCH, length, VOCAB)
         ours = run_pdg(d_model, length, args.iterations, weights, tokens, targets)
         theirs = run_torch(d_model, length, args.iterations, weights, tokens, targets)
         ratio = ours["ms_per_iteration"] / theirs["ms_per_iteration"]

@@ -4,6 +4,7 @@ then decodes with the trained weights.
     python examples/train_copy.py                            # 300 iterations
     python examples/train_copy.py --iterations 100 --checkpoint ckpt.npz
     python examples/train_copy.py --iterations 100 --resume ckpt.npz
+    python examples/train_copy.py --emit-ir train.mlir       # the program, for pdg-opt
 
 Each sequence is 4 random tokens repeated (a b c d a b c d); the model
 learns to predict the repeat. The training program (pdg/programs/
@@ -26,21 +27,9 @@ import pdg.runtime
 from pdg import optim
 from pdg.lowering.artifact import compile_module
 from pdg.nn import AttentionPattern, GPTConfig
-from pdg.programs import build_decode, build_train_lm
+from pdg.programs import build_decode, build_train_lm, copy_batches
 
 VOCAB, HALF = 12, 4
-
-
-def batches(iterations: int, batch: int, start: int, seed: int):
-    """Copy-task batches for global steps start .. start + iterations - 1
-    (each step's batch depends on its number only: a resumed run sees the
-    batches an uninterrupted one would)."""
-    tokens = np.empty((iterations, batch, 2 * HALF), np.int64)
-    for k in range(iterations):
-        rng = np.random.default_rng([seed, start + k])
-        half = rng.integers(1, VOCAB, size=(batch, HALF))
-        tokens[k] = np.concatenate([half, half], axis=1)
-    return tokens, np.roll(tokens, -1, axis=2)
 
 
 def main() -> None:
@@ -55,6 +44,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--checkpoint", type=Path, help="save the final state here")
     parser.add_argument("--resume", type=Path, help="continue from this checkpoint")
+    parser.add_argument("--emit-ir", metavar="FILE.mlir", help="write the pdg.graph and stop")
     args = parser.parse_args()
 
     length = 2 * HALF
@@ -69,6 +59,10 @@ def main() -> None:
     train = build_train_lm(
         config, args.batch, length, optim.AdamW(args.lr, weight_decay=0.01), clip_norm=1.0
     )
+    if args.emit_ir:
+        Path(args.emit_ir).write_text(train.program.to_mlir())
+        print(f"wrote {args.emit_ir}")
+        return
     work = Path(tempfile.mkdtemp(prefix="pdg-train-"))
     start = time.perf_counter()
     compile_module(train.program.build(), work / "train.pdgx", gpu=False)
@@ -80,7 +74,9 @@ def main() -> None:
         print(f"resuming at step {step} from {args.resume}")
     else:
         weights, state, step = train.model.init_weights(seed=args.seed, scale=0.2), None, 0
-    tokens, targets = batches(args.iterations, args.batch, step, args.seed)
+    tokens, targets = copy_batches(
+        args.iterations, args.batch, 2 * HALF, VOCAB, seed=args.seed, start=step
+    )
     inputs = train.inputs(weights, tokens, targets, state=state, start_step=step)
     start = time.perf_counter()
     result = program.run(inputs, symbols={"I": args.iterations})

@@ -2,7 +2,7 @@
 
 from .decode import DecodeProgram, build_decode
 from .rl_step import RLStepProgram, build_rl_step
-from .train_lm import TrainProgram, build_train_lm
+from .train_lm import TrainProgram, build_train_lm, copy_batches
 
 __all__ = [
     "DecodeProgram",
@@ -11,4 +11,5 @@ __all__ = [
     "build_decode",
     "build_rl_step",
     "build_train_lm",
+    "copy_batches",
 ]

@@ -49,6 +49,20 @@ class TrainProgram:
         return out
 
 
+def copy_batches(iterations: int, batch: int, length: int, vocab: int, seed=0, start=0):
+    """The copy task: sequences of `length // 2` random tokens (1 .. vocab-1)
+    repeated, as (tokens, next tokens), each (iterations, batch, length),
+    for global steps start .. start + iterations - 1. Each step's batch
+    depends on the seed and its number only, so a run resumed at `start`
+    sees the batches an uninterrupted one would."""
+    half = length // 2
+    tokens = np.empty((iterations, batch, 2 * half), np.int64)
+    for k in range(iterations):
+        rows = np.random.default_rng([seed, start + k]).integers(1, vocab, size=(batch, half))
+        tokens[k] = np.concatenate([rows, rows], axis=1)
+    return tokens, np.roll(tokens, -1, axis=2)
+
+
 def build_train_lm(
     config: GPTConfig,
     batch: int,

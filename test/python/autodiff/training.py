@@ -4,21 +4,17 @@ comparison with pdg's compiled training programs."""
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 from frontend.torch_reference import TorchGPT
 from pdg import optim
 from pdg.nn import AttentionPattern, GPTConfig
-from pdg.programs import build_train_lm
+from pdg.programs import build_train_lm, copy_batches
 
 BATCH, LENGTH, VOCAB, LR, CLIP = 4, 8, 8, 1e-2, 1.0
 
 
 def copy_task(iterations: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    half = rng.integers(1, VOCAB, size=(iterations, BATCH, LENGTH // 2))
-    seq = np.concatenate([half, half], axis=2)
-    return seq, np.roll(seq, -1, axis=2)
+    return copy_batches(iterations, BATCH, LENGTH, VOCAB, seed=seed)
 
 
 def train_program(dtype: str = "f32"):

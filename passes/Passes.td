@@ -57,6 +57,24 @@ def PdgFuseProducers : Pass<"pdg-fuse", "::mlir::pdg::GraphOp"> {
   ];
 }
 
+def PdgContractReductions : Pass<"pdg-contract-reductions", "::mlir::pdg::GraphOp"> {
+  let summary = "Sum a per-point product over the points as one contraction";
+  let description = [{
+    A node that only sums another node over some of its dims (a weight's
+    gradient: the sum over b and t of per-point outer products) reads the
+    product's inputs over those dims instead, and its body becomes the
+    product's body with the summed dims as extra reduction loops: one
+    matrix product instead of a stored B * T * n * m tensor. Applies when
+    the product's body accumulates into a zero-filled output, it reads its
+    inputs at its own coordinates, the sum is its only reader, and its
+    inputs hold fewer numbers per point than it does.
+  }];
+  let statistics = [
+    Statistic<"numContracted", "contracted", "Sums rewritten as contractions">
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def PdgIncrementalize : Pass<"pdg-incrementalize", "::mlir::pdg::GraphOp"> {
   let summary = "Turn reductions over a finished sequence into running ones";
   let description = [{

@@ -439,6 +439,7 @@ MODES: dict[str, Mode] = {
             (
                 "--pdg-dedup",
                 "--pdg-incrementalize",
+                "--pdg-contract-reductions",
                 "--pdg-fuse",
                 "--pdg-plan-storage",
                 "--pdg-schedule",

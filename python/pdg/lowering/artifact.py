@@ -37,8 +37,8 @@ from .support import support_source
 # Whole-graph optimization and planning before the lowering ({vectorize}:
 # pdg-vectorize or nothing).
 OPTIMIZE = (
-    "builtin.module(pdg-dedup,pdg-dce,{vectorize}canonicalize,pdg-fuse,pdg-plan-storage,"
-    "pdg-schedule)"
+    "builtin.module(pdg-dedup,pdg-dce,canonicalize,pdg-contract-reductions,"
+    "{vectorize}canonicalize,pdg-fuse,pdg-plan-storage,pdg-schedule)"
 )
 
 

@@ -38,8 +38,13 @@ BUFFERIZE = (
 INLINE_LIMIT = 200
 
 # After the destination result is dropped (_drop_destination_results):
-# free every temporary a body allocates, at its last use.
-DEALLOCATE = "buffer-deallocation-pipeline,cse,canonicalize"
+# temporaries of a fixed size up to 4 KiB live on the stack (a body's
+# vectors and small matrices: no malloc and free per point), and every
+# other temporary is freed at its last use.
+DEALLOCATE = (
+    "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=4096 "
+    "max-rank-of-allocated-memref=0}),buffer-deallocation-pipeline,cse,canonicalize"
+)
 
 
 @dataclass

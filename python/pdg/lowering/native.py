@@ -23,7 +23,7 @@ from pdg import _ext
 TO_LLVM = (
     "pdg-copies-to-linalg,func.func(convert-linalg-to-loops),lower-affine,"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
-    "finalize-memref-to-llvm{use-generic-functions},convert-math-to-llvm,convert-arith-to-llvm,"
+    "finalize-memref-to-llvm{use-generic-functions use-aligned-alloc},convert-math-to-llvm,convert-arith-to-llvm,"
     "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
     "reconcile-unrealized-casts"
 )
@@ -33,6 +33,34 @@ def to_llvm(module: ir.Module) -> None:
     pm = PassManager("builtin.module", context=module.context)
     _ext.add_pass_pipeline(pm, TO_LLVM)
     pm.run(module.operation)
+    _tell_llvm_what_it_cannot_see(module)
+
+
+# Functions the runtime and the support code call by name.
+EXPORTED_PREFIXES = ("pdg_", "_mlir_ciface_")
+ALLOCATORS = ("_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc")
+
+
+def _tell_llvm_what_it_cannot_see(module: ir.Module) -> None:
+    """Two facts LLVM needs to vectorize the bodies' loops:
+    - a new buffer aliases nothing (the allocation functions are ours, not
+      malloc, so LLVM does not know it): without it, every store into a
+      temporary may change the inputs, and loops reload them;
+    - the bodies are called only from this module (internal linkage): their
+      memref strides, constants at every call site (1 for a point's last
+      dim), then become constants inside them, and their loops unit-stride."""
+    with module.context:
+        noalias = ir.ArrayAttr.get([ir.DictAttr.get({"llvm.noalias": ir.UnitAttr.get()})])
+        internal = ir.Attribute.parse("#llvm.linkage<internal>")
+        for op in module.body.operations:
+            fn = op.operation
+            if fn.name != "llvm.func":
+                continue
+            name = ir.StringAttr(fn.attributes["sym_name"]).value
+            if name in ALLOCATORS:
+                fn.attributes["res_attrs"] = noalias
+            elif len(fn.regions[0].blocks) and not name.startswith(EXPORTED_PREFIXES):
+                fn.attributes["linkage"] = internal
 
 
 class ToolchainError(Exception):

@@ -1,22 +1,32 @@
 """GRPO benchmark: one iteration (sample a group of completions per prompt,
-score them, update the policy) of the same model on the same task, with
-pdg (compiled sampling and update, rl.GRPOTrainer) and with a plain PyTorch
-loop written as a user would (batched, left-padded prompts, float32, 2
-threads). Reports time per iteration (median after warm-up) split into
-generation and update, and each process's peak memory; prints a table and
-writes results/grpo.json.
+score them, reference log-probs, update the policy) of the same model on
+the same task, with pdg (compiled sampling and update, rl.GRPOTrainer),
+with a plain PyTorch loop written as a user would (batched, left-padded
+prompts, float32, 2 threads), and with TRL's GRPOTrainer (bench/impl_trl.py:
+CPU, fp32, loss_type="grpo", no vLLM). Each runs in a fresh process (its
+own peak memory). Reports time per iteration (median after warm-up) split
+into generation, reference log-probs and update, and peak memory; prints a
+table and writes results/grpo.json (or results/grpo-sweep.json).
 
-    python bench/grpo.py                          # 32 prompts x 8 completions
-    python bench/grpo.py --prompts 8 --iterations 10
+    python bench/grpo.py                                  # 32 prompts x 8, d_model 32
+    python bench/grpo.py --prompts 8 --d-model 128 --heads 4 --new-tokens 8
+    python bench/grpo.py --sweep 4,8,16,32                # over response lengths
 
-TRL's GRPOTrainer is not in this comparison yet.
+Every completion runs to --new-tokens at the initial weights (the policy
+rarely samples EOS), so the response length is that bound. The TRL
+implementation needs the [trl] extra (pip install -e '.[trl]'); without
+it the TRL row is skipped, with a message. OpenBLAS threads are off in
+every process (OPENBLAS_NUM_THREADS=1): NumPy's idle pool spins on the 2
+cores and none of the three uses NumPy's BLAS for its work.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
+import os
 import resource
 import statistics
 import subprocess
@@ -27,19 +37,22 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-D_MODEL, LAYERS, HEADS, LIMIT = 32, 2, 2, 20
+LIMIT = 20  # additions a + b with a, b < 20
+IMPLS = ("pdg", "torch", "trl")
+WIDTHS = (8, 11, 10, 8, 6)  # the table's columns
 
 
-def setting(prompts: int, group: int):
+def setting(args):
+    """(task, model config, initial weights, GRPO constants) of a run."""
     from pdg import rl
     from pdg.frontend import Program
     from pdg.nn import GPT, GPTConfig
 
     task = rl.Addition(LIMIT)
-    length = task.prompt_width + task.answer_width
-    config = GPTConfig(task.tokenizer.vocab, D_MODEL, LAYERS, HEADS, None, length)
+    length = task.prompt_width + args.new_tokens
+    config = GPTConfig(task.tokenizer.vocab, args.d_model, args.layers, args.heads, None, length)
     weights = GPT(Program("w"), config).init_weights(seed=0, scale=0.3)
-    return task, config, weights, rl.GRPOConfig(group=group)
+    return task, config, weights, rl.GRPOConfig(group=args.group)
 
 
 def peak_mib() -> float:
@@ -49,9 +62,9 @@ def peak_mib() -> float:
 def run_pdg(args) -> dict:
     from pdg import rl
 
-    task, config, weights, grpo = setting(args.prompts, args.group)
+    task, config, weights, grpo = setting(args)
     trainer = rl.GRPOTrainer(
-        config, grpo, task.reward, task.tokenizer, task.prompt_width, task.answer_width, lr=3e-4
+        config, grpo, task.reward, task.tokenizer, task.prompt_width, args.new_tokens, lr=3e-4
     )
     state = trainer.start(weights)
     rng = np.random.default_rng(0)
@@ -61,7 +74,8 @@ def run_pdg(args) -> dict:
         state, stats = trainer.step(state, prompts)
         gen.append(stats.seconds["generation"])
         upd.append(stats.seconds["update"])
-    return summary(gen, upd) | {"compile_s": sum(trainer.compile_seconds.values())}
+    # The reference model runs inside the sampling program, token by token.
+    return summary(gen, None, upd) | {"compile_s": sum(trainer.compile_seconds.values())}
 
 
 def run_torch(args) -> dict:
@@ -69,13 +83,13 @@ def run_torch(args) -> dict:
     import torch.nn.functional as F
 
     torch.set_num_threads(2)
-    task, config, weights, grpo = setting(args.prompts, args.group)
+    task, config, weights, grpo = setting(args)
     tok = task.tokenizer
     w = {k: torch.tensor(v, requires_grad=True) for k, v in weights.items()}
     ref = {k: torch.tensor(v) for k, v in weights.items()}
     opt = torch.optim.Adam(list(w.values()), lr=3e-4)
-    hd = D_MODEL // HEADS
-    task.prompt_width + task.answer_width
+    D, LAYERS, HEADS = args.d_model, args.layers, args.heads
+    hd = D // HEADS
 
     def forward(p, ids, valid):
         """Logits (B, L, V) for left-padded ids; `valid` marks real tokens."""
@@ -87,7 +101,7 @@ def run_torch(args) -> dict:
         allowed = (causal[None] & valid[:, None, :]) | torch.eye(n, dtype=torch.bool)[None]
         for i in range(LAYERS):
             q = f"h{i}."
-            a = F.layer_norm(x, (D_MODEL,), p[q + "ln1.g"], p[q + "ln1.b"], eps=1e-5)
+            a = F.layer_norm(x, (D,), p[q + "ln1.g"], p[q + "ln1.b"], eps=1e-5)
 
             def heads(name, a=a, q=q):
                 y = a @ p[q + f"attn.{name}.w"] + p[q + f"attn.{name}.b"]
@@ -96,15 +110,15 @@ def run_torch(args) -> dict:
             s = torch.einsum("bthd,bshd->bhts", heads("q"), heads("k")) / math.sqrt(hd)
             s = s.masked_fill(~allowed[:, None], float("-inf"))
             att = torch.einsum("bhts,bshd->bthd", s.softmax(-1), heads("v"))
-            x = x + att.reshape(ids.shape[0], n, D_MODEL) @ p[q + "attn.o.w"] + p[q + "attn.o.b"]
-            m = F.layer_norm(x, (D_MODEL,), p[q + "ln2.g"], p[q + "ln2.b"], eps=1e-5)
+            x = x + att.reshape(ids.shape[0], n, D) @ p[q + "attn.o.w"] + p[q + "attn.o.b"]
+            m = F.layer_norm(x, (D,), p[q + "ln2.g"], p[q + "ln2.b"], eps=1e-5)
             m = F.gelu(m @ p[q + "mlp.fc.w"] + p[q + "mlp.fc.b"], approximate="tanh")
             x = x + m @ p[q + "mlp.proj.w"] + p[q + "mlp.proj.b"]
-        x = F.layer_norm(x, (D_MODEL,), p["ln_f.g"], p["ln_f.b"], eps=1e-5)
+        x = F.layer_norm(x, (D,), p["ln_f.g"], p["ln_f.b"], eps=1e-5)
         return x @ p["wte.w"].T
 
     rng = np.random.default_rng(0)
-    gen, upd = [], []
+    gen, refs, upd = [], [], []
     for _ in range(args.iterations):
         start = time.perf_counter()
         problems = [p for p, _ in task.problems(rng, args.prompts)]
@@ -117,7 +131,7 @@ def run_torch(args) -> dict:
         valid = ids != tok.eos
         done = torch.zeros(len(prompts), dtype=torch.bool)
         with torch.no_grad():
-            for _ in range(task.answer_width):
+            for _ in range(args.new_tokens):
                 logits = forward(w, ids, valid)[:, -1]
                 nxt = torch.multinomial(logits.softmax(-1), 1)[:, 0]
                 nxt = torch.where(done, torch.full_like(nxt, tok.eos), nxt)
@@ -139,13 +153,16 @@ def run_torch(args) -> dict:
         mask = valid[:, 1:].float()
         mask[:, : width - 1] = 0.0  # completion targets only
         with torch.no_grad():
-            old = (
-                forward(w, ids[:, :-1], valid[:, :-1])
+            ref_logp = (
+                forward(ref, ids[:, :-1], valid[:, :-1])
                 .log_softmax(-1)
                 .gather(2, targets[..., None])[..., 0]
             )
-            ref_logp = (
-                forward(ref, ids[:, :-1], valid[:, :-1])
+        refs.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        with torch.no_grad():
+            old = (
+                forward(w, ids[:, :-1], valid[:, :-1])
                 .log_softmax(-1)
                 .gather(2, targets[..., None])[..., 0]
             )
@@ -165,67 +182,104 @@ def run_torch(args) -> dict:
         torch.nn.utils.clip_grad_norm_(list(w.values()), 1.0)
         opt.step()
         upd.append(time.perf_counter() - start)
-    return summary(gen, upd)
+    return summary(gen, refs, upd)
 
 
-def summary(gen, upd) -> dict:
+def summary(gen, refs, upd) -> dict:
+    """Medians after 2 warm-up iterations; `refs` None: no separate
+    reference pass."""
     warm = 2
     g, u = statistics.median(gen[warm:]), statistics.median(upd[warm:])
+    r = statistics.median(refs[warm:]) if refs else None
     return {
-        "ms_per_iteration": 1e3 * (g + u),
+        "ms_per_iteration": 1e3 * (g + u + (r or 0.0)),
         "generation_ms": 1e3 * g,
+        "reference_ms": None if r is None else 1e3 * r,
         "update_ms": 1e3 * u,
         "peak_rss_mib": peak_mib(),
     }
+
+
+def run_fresh(impl: str, args) -> dict | None:
+    """One implementation in a new process; None when TRL is not installed."""
+    if impl == "trl" and importlib.util.find_spec("trl") is None:
+        print("TRL is not installed (pip install -e '.[trl]'): its row is skipped")
+        return None
+    cmd = [sys.executable, __file__, "--impl", impl]
+    for name in ("prompts", "group", "d_model", "layers", "heads", "new_tokens", "iterations"):
+        cmd += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    env = os.environ | {"OPENBLAS_NUM_THREADS": "1"}
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise SystemExit(f"grpo bench: {impl} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def print_table(args, rows: dict) -> None:
+    print(
+        f"GRPO iteration: {args.prompts} prompts x {args.group} completions x "
+        f"{args.new_tokens} new tokens, d_model {args.d_model}, {args.layers} layers"
+    )
+    header = ("ms/iter", "generation", "reference", "update", "MiB")
+    print(f"{'impl':6} " + " ".join(f"{h:>{w}}" for h, w in zip(header, WIDTHS, strict=True)))
+    for impl, r in rows.items():
+        ref = "in gen." if r["reference_ms"] is None else f"{r['reference_ms']:.1f}"
+        cells = (
+            f"{r['ms_per_iteration']:.1f}",
+            f"{r['generation_ms']:.1f}",
+            ref,
+            f"{r['update_ms']:.1f}",
+            f"{r['peak_rss_mib']:.0f}",
+        )
+        print(f"{impl:6} " + " ".join(f"{c:>{w}}" for c, w in zip(cells, WIDTHS, strict=True)))
+    for other in ("trl", "torch"):
+        if other in rows:
+            print(
+                f"pdg / {other}: time {ratio(rows, other, 'ms_per_iteration'):.2f}x, "
+                f"peak memory {ratio(rows, other, 'peak_rss_mib'):.2f}x"
+            )
+
+
+def ratio(rows: dict, other: str, key: str) -> float:
+    return rows["pdg"][key] / rows[other][key]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--prompts", type=int, default=32)
     parser.add_argument("--group", type=int, default=8)
+    parser.add_argument("--d-model", type=int, default=32)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--heads", type=int, default=2)
+    parser.add_argument("--new-tokens", type=int, default=3, help="the response length bound")
     parser.add_argument("--iterations", type=int, default=12)
-    parser.add_argument("--impl", choices=["pdg", "torch"], help="run one, in this process")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "grpo.json")
+    parser.add_argument("--impl", choices=IMPLS, help="run one, in this process")
+    parser.add_argument("--sweep", help="response lengths to run each at, e.g. 4,8,16,32")
+    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     if args.impl:
-        result = (run_pdg if args.impl == "pdg" else run_torch)(args)
-        print(json.dumps(result))
+        run = {"pdg": run_pdg, "torch": run_torch}.get(args.impl)
+        if run is None:
+            from impl_trl import run_trl as run
+        print(json.dumps(run(args)))
         return
-    rows = {}
-    for impl in ("pdg", "torch"):  # each in a fresh process: its own peak memory
-        cmd = [
-            sys.executable,
-            __file__,
-            "--impl",
-            impl,
-            "--prompts",
-            str(args.prompts),
-            "--group",
-            str(args.group),
-            "--iterations",
-            str(args.iterations),
-        ]
-        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-        rows[impl] = json.loads(out.strip().splitlines()[-1])
-    print(
-        f"GRPO iteration: {args.prompts} prompts x {args.group} completions, "
-        f"d_model {D_MODEL}, {LAYERS} layers"
-    )
-    print(f"{'impl':6} {'ms/iter':>8} {'generation':>11} {'update':>8} {'peak MiB':>9}")
-    for impl, r in rows.items():
-        print(
-            f"{impl:6} {r['ms_per_iteration']:8.1f} {r['generation_ms']:11.1f} "
-            f"{r['update_ms']:8.1f} {r['peak_rss_mib']:9.1f}"
-        )
-    ratio = rows["pdg"]["ms_per_iteration"] / rows["torch"]["ms_per_iteration"]
-    print(
-        f"pdg / torch time: {ratio:.2f}x; memory: "
-        f"{rows['pdg']['peak_rss_mib'] / rows['torch']['peak_rss_mib']:.2f}x"
-    )
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(
-        json.dumps({"config": vars(args) | {"out": str(args.out)}, **rows}, indent=2) + "\n"
-    )
+    lengths = [int(n) for n in args.sweep.split(",")] if args.sweep else [args.new_tokens]
+    runs = []
+    for n in lengths:
+        args.new_tokens = n
+        rows = {impl: r for impl in IMPLS if (r := run_fresh(impl, args)) is not None}
+        print_table(args, rows)
+        runs.append({"new_tokens": n, **rows})
+    if args.sweep:
+        baseline = "trl" if "trl" in runs[0] else "torch"
+        print(f"\npdg / {baseline} time by response length:")
+        for run in runs:
+            times = ratio(run, baseline, "ms_per_iteration")
+            print(f"  {run['new_tokens']:3d} tokens: {times:.2f}x")
+    out = args.out or HERE / "results" / ("grpo-sweep.json" if args.sweep else "grpo.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    config = {k: v for k, v in vars(args).items() if k not in ("impl", "out", "new_tokens")}
+    out.write_text(json.dumps({"config": config, "runs": runs}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -23,8 +23,8 @@ from pdg import _ext
 TO_LLVM = (
     "pdg-copies-to-linalg,func.func(convert-linalg-to-loops),lower-affine,"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
-    "finalize-memref-to-llvm{use-generic-functions use-aligned-alloc},convert-math-to-llvm,convert-arith-to-llvm,"
-    "convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+    "finalize-memref-to-llvm{use-generic-functions use-aligned-alloc},convert-math-to-llvm,"
+    "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
     "reconcile-unrealized-casts"
 )
 

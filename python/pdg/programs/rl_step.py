@@ -4,12 +4,12 @@ and the frozen reference model's log-probs of each completion token
 either the loss's gradient with respect to every policy weight or, with an
 optimizer, the updated weights (one update per iteration).
 
-Dims: [i (iteration, given at launch), when training,] p (prompt, given at
-launch), g (completion of that prompt, static: the group; DPO's pair) and t
-(position in prompt + completion, static). Inputs: `tokens[.., p, g, t]`
+Dims: p (prompt, given at launch), [i (iteration, given at launch), when
+training,] g (completion of that prompt, static: the group; DPO's pair) and
+t (position in prompt + completion, static). Inputs: `tokens[p, .., g, t]`
 the sequence, `targets` the next token at each position, `mask` 1.0 where
 that target is a completion token; GRPO also reads `old_logp` (the
-sampling policy's log-prob of each target) and `rewards[.., p, g]`, RLOO
+sampling policy's log-prob of each target) and `rewards[p, .., g]`, RLOO
 `rewards`; DPO's g = 0 is the chosen completion, g = 1 the rejected. PPO
 reads `old_logp`, `old_values` (the critic's at the rollout) and
 `token_rewards` (per token, KL penalty included) and trains a critic (a
@@ -45,7 +45,7 @@ def build_rl_step(
     reference_logp: bool = False,
 ) -> RLStepProgram:
     """With `reference_logp`, the reference's log-probs are the input
-    `ref_logp[.., p, g, t]` (computed during generation, see build_decode's
+    `ref_logp[p, .., g, t]` (computed during generation, see build_decode's
     `reference`) instead of a reference model run here."""
     name = {
         rl.GRPOConfig: "grpo",
@@ -56,15 +56,16 @@ def build_rl_step(
     if name is None:
         raise pf.ProgramError(f"unknown algorithm {type(algorithm).__name__}")
     prog = pf.Program(f"{name}_step")
-    i = prog.dim("i", launch="I") if optimizer is not None else None
+    # p first: pdg-vectorize folds a leading dim (one step over all prompts).
     p = prog.dim("p", launch="P")
+    i = prog.dim("i", launch="I") if optimizer is not None else None
     g = prog.dim("g", algorithm.group)
     t = prog.dim("t", length)
     over = [i] if i is not None else []
     real = config.dtype
-    tokens = prog.input("tokens", (), "i64", domain=[*over, p, g, t])
-    targets = prog.input("targets", (), "i64", domain=[*over, p, g, t])
-    mask = prog.input("mask", (), real, domain=[*over, p, g, t])
+    tokens = prog.input("tokens", (), "i64", domain=[p, *over, g, t])
+    targets = prog.input("targets", (), "i64", domain=[p, *over, g, t])
+    mask = prog.input("mask", (), real, domain=[p, *over, g, t])
     # The reference's weights are fixed: program inputs (PPO's KL penalty is
     # in its per-token rewards already).
     reference = GPT(prog, config, path="ref") if name != "ppo" and not reference_logp else None
@@ -82,7 +83,7 @@ def build_rl_step(
     policy_logp = logp(policy)
     ref_logp = logp(reference) if reference is not None else None
     if reference_logp and name != "ppo":
-        ref_logp = prog.input("ref_logp", (), real, domain=[*over, p, g, t])
+        ref_logp = prog.input("ref_logp", (), real, domain=[p, *over, g, t])
     params = policy.parameters()
     critic = None
     if name == "ppo":
@@ -96,26 +97,26 @@ def build_rl_step(
             "critic_value.w": head_w,
             "critic_value.b": head_b,
         }
-        old_logp = prog.input("old_logp", (), real, domain=[*over, p, g, t])
-        old_value = prog.input("old_values", (), real, domain=[*over, p, g, t])
-        rewards = prog.input("token_rewards", (), real, domain=[*over, p, g, t])
+        old_logp = prog.input("old_logp", (), real, domain=[p, *over, g, t])
+        old_value = prog.input("old_values", (), real, domain=[p, *over, g, t])
+        rewards = prog.input("token_rewards", (), real, domain=[p, *over, g, t])
         advantage = rl.gae(rewards, old_value, mask, t, algorithm.gamma, algorithm.lam)
         returns = advantage + old_value
         per_token = rl.ppo_token_loss(
             policy_logp, old_logp, advantage, value, old_value, returns, algorithm
         )
-        batch = [*over, slice(0, p.size), slice(0, algorithm.group), slice(0, length)]
+        batch = [slice(0, p.size), *over, slice(0, algorithm.group), slice(0, length)]
         total = (per_token * mask)[tuple(batch)].sum()
         loss = (total / pf.maximum(mask[tuple(batch)].sum(), 1.0)).named("loss")
     elif name == "dpo":
         seq = rl.grpo.whole_dim(policy_logp * mask, t).sum()
         seq_ref = rl.grpo.whole_dim(ref_logp * mask, t).sum()
         per_prompt = rl.dpo_pair_loss(seq, seq_ref, g, algorithm.beta).named("pair_loss")
-        loss = per_prompt[tuple([*over, slice(0, p.size)])].mean().named("loss")
+        loss = per_prompt[tuple([slice(0, p.size), *over])].mean().named("loss")
     else:
-        rewards = prog.input("rewards", (), real, domain=[*over, p, g])
+        rewards = prog.input("rewards", (), real, domain=[p, *over, g])
         if name == "grpo":
-            old_logp = prog.input("old_logp", (), real, domain=[*over, p, g, t])
+            old_logp = prog.input("old_logp", (), real, domain=[p, *over, g, t])
             advantage = rl.group_advantages(rewards, g, algorithm.eps).named("advantage")
             per_token = rl.grpo_token_loss(
                 policy_logp, old_logp, ref_logp, advantage, algorithm.clip, algorithm.beta
@@ -126,7 +127,7 @@ def build_rl_step(
             per_token = rl.rloo_token_loss(policy_logp, ref_logp, advantage, algorithm.beta)
             per_sequence = rl.grpo.whole_dim(per_token * mask, t).sum()
         per_sequence = per_sequence.named("sequence_loss")
-        batch = [*over, slice(0, p.size), slice(0, algorithm.group)]
+        batch = [slice(0, p.size), *over, slice(0, algorithm.group)]
         loss = per_sequence[tuple(batch)].mean().named("loss")
     prog.output("loss", loss)
     if optimizer is not None:

@@ -156,12 +156,13 @@ class GRPOTrainer:
         generated = time.perf_counter() - start
         P = len(prompts)
         real = np.float64 if self.config.dtype == "f64" else np.float32
-        tokens = np.full((1, P, G, L), self.tok.eos, np.int64)
-        targets = np.full((1, P, G, L), self.tok.eos, np.int64)
-        mask = np.zeros((1, P, G, L), real)
-        old_logp = np.zeros((1, P, G, L), real)
-        ref_logp = np.zeros((1, P, G, L), real)
-        rewards = np.zeros((1, P, G), real)
+        # [p, i, g, t]: one iteration (i = 0)
+        tokens = np.full((P, 1, G, L), self.tok.eos, np.int64)
+        targets = np.full((P, 1, G, L), self.tok.eos, np.int64)
+        mask = np.zeros((P, 1, G, L), real)
+        old_logp = np.zeros((P, 1, G, L), real)
+        ref_logp = np.zeros((P, 1, G, L), real)
+        rewards = np.zeros((P, 1, G), real)
         lengths = []
         for k, (prompt, completion, (lp, rp)) in enumerate(
             zip(repeated, completions, logps, strict=True)
@@ -170,13 +171,13 @@ class GRPOTrainer:
             ids = self.tok.encode(prompt)
             seq = ids + completion
             n = len(seq) - 1  # positions fed to the model
-            tokens[0, p, g, :n] = seq[:-1]
-            targets[0, p, g, :n] = seq[1:]
+            tokens[p, 0, g, :n] = seq[:-1]
+            targets[p, 0, g, :n] = seq[1:]
             first = len(ids) - 1
-            mask[0, p, g, first:n] = 1.0
-            old_logp[0, p, g, first:n] = lp[: n - first]
-            ref_logp[0, p, g, first:n] = rp[: n - first]
-            rewards[0, p, g] = self.reward(prompt, self.tok.decode(completion))
+            mask[p, 0, g, first:n] = 1.0
+            old_logp[p, 0, g, first:n] = lp[: n - first]
+            ref_logp[p, 0, g, first:n] = rp[: n - first]
+            rewards[p, 0, g] = self.reward(prompt, self.tok.decode(completion))
             lengths.append(len(completion))
         inputs = self.update.training.initial_inputs(
             state.weights, state.optimizer, start_step=state.step

@@ -171,6 +171,7 @@ struct ContractReductions
     llvm::SmallVector<AffineMap> maps;
     int64_t stored = 0;
     unsigned s = sliced.size();
+    llvm::SmallBitVector covered(read.getNumEntries()); // e's dims some input reads
     for (OpOperand *operand : product.getDpsInputOperands()) {
       unsigned arg = cast<BlockArgument>(operand->get()).getArgNumber();
       AccessAttr access = e.getAccess(arg);
@@ -185,6 +186,7 @@ struct ContractReductions
           return {};
         unsigned dim = d.getPosition();
         seen.set(dim);
+        covered.set(dim);
         auto lo = read.getLowerBounds(dim), hi = read.getUpperBounds(dim);
         lbs.emplace_back(lo.begin(), lo.end());
         ubs.emplace_back(hi.begin(), hi.end());
@@ -202,6 +204,11 @@ struct ContractReductions
       accesses.push_back(newAccess);
       stored += pointElements(e.getInputs()[arg].getType());
     }
+    // A summed dim no input varies along would count each term once per
+    // point of it (and leave its loop without a bound).
+    for (unsigned dim : sliced)
+      if (!covered.test(dim))
+        return {};
     // Only when the inputs hold less per point than the product did.
     if (stored >= pointElements(e.getResult().getType()))
       return {};

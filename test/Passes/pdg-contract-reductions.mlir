@@ -134,7 +134,8 @@ pdg.graph @embedding_per_sequence {
 
 // Left alone: a product with a second reader, a product reading another
 // step (x[b, 7 - t]), a product whose inputs hold more than it does (a dot
-// product), and a sum that also scales.
+// product), a sum that also scales, and a sum over t of a product whose
+// inputs do not vary along t (each term counts 8 times).
 // CHECK-LABEL: pdg.graph @kept
 // CHECK: pdg.node "shared"
 // CHECK: pdg.node "sum_shared" [] (%{{.*}} = %shared[0 : B, 0 : 8]
@@ -144,10 +145,13 @@ pdg.graph @embedding_per_sequence {
 // CHECK: pdg.node "sum_dot" [] (%{{.*}} = %dot[0 : B, 0 : 8]
 // CHECK: pdg.node "scaled_product"
 // CHECK: pdg.node "mean" [] (%{{.*}} = %scaled_product[0 : B, 0 : 8]
+// CHECK: pdg.node "constant_in_t"
+// CHECK: pdg.node "sum_constant_in_t" [] (%{{.*}} = %constant_in_t[0 : B, 0 : 8]
 pdg.graph @kept {
   pdg.dim @b < launch B
   pdg.dim @t < 8
   %x = pdg.input "x" : !x
+  %xb = pdg.input "xb" : !pdg.value<[b], tensor<4xf32>>
   %shared = pdg.node "shared" [b, t] (%a = %x[b, t] : !x) -> tensor<4x4xf32> {
     %z = arith.constant 0.0 : f32
     %e = tensor.empty() : tensor<4x4xf32>
@@ -250,6 +254,32 @@ pdg.graph @kept {
     } -> tensor<4x4xf32>
     pdg.yield %g : tensor<4x4xf32>
   }
+  %constant_in_t = pdg.node "constant_in_t" [b, t] (%a = %xb[b] : !pdg.value<[b], tensor<4xf32>>) -> tensor<4x4xf32> {
+    %z = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x4xf32>
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+    %g = linalg.generic {indexing_maps = [#i, #j, #id2], iterator_types = ["parallel", "parallel"]}
+        ins(%a, %a : tensor<4xf32>, tensor<4xf32>) outs(%f : tensor<4x4xf32>) {
+    ^bb0(%u: f32, %v: f32, %o: f32):
+      %m = arith.mulf %u, %v : f32
+      %s = arith.addf %m, %o : f32
+      linalg.yield %s : f32
+    } -> tensor<4x4xf32>
+    pdg.yield %g : tensor<4x4xf32>
+  }
+  %sum_constant_in_t = pdg.node "sum_constant_in_t" [] (%a = %constant_in_t[0 : B, 0 : 8] : !p) -> tensor<4x4xf32> {
+    %z = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<4x4xf32>
+    %f = linalg.fill ins(%z : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+    %g = linalg.generic {indexing_maps = [#all4, #last2], iterator_types = ["reduction", "reduction", "parallel", "parallel"]}
+        ins(%a : tensor<?x8x4x4xf32>) outs(%f : tensor<4x4xf32>) {
+    ^bb0(%u: f32, %o: f32):
+      %s = arith.addf %u, %o : f32
+      linalg.yield %s : f32
+    } -> tensor<4x4xf32>
+    pdg.yield %g : tensor<4x4xf32>
+  }
+  pdg.output "sum_constant_in_t" %sum_constant_in_t : !pdg.value<[], tensor<4x4xf32>>
   pdg.output "sum_shared" %sum_shared : !pdg.value<[], tensor<4x4xf32>>
   pdg.output "shared" %shared : !p
   pdg.output "sum_shifted" %sum_shifted : !pdg.value<[], tensor<4x4xf32>>

@@ -7,7 +7,9 @@
 // dim that is contiguous in the output (and in every input that reads it)
 // gives y[n] += x[k] * W[k, n] with n innermost: unit stride, independent
 // iterations, which LLVM vectorizes. Other parallel dims (a batch) go
-// between the two, so that each row of W serves every row of the batch.
+// between the two, so that each row of W serves every row of the batch, or,
+// for long output rows, outside the reductions, so that a row of the
+// output stays in registers while it is summed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +49,12 @@ int64_t innermostCandidate(linalg::GenericOp op) {
   return dim;
 }
 
+/// Output rows at least this long run in the outer loops (measured on a
+/// batched matrix product, 2048 rows on x86-64-v3: at 32 columns the
+/// reductions outside are 3.5x faster, at 64 and 128 rows outside are 1.4x
+/// and 1.7x faster).
+constexpr int64_t kLongRow = 64;
+
 struct InterchangeReductions
     : mlir::pdg::impl::PdgInterchangeReductionsBase<InterchangeReductions> {
   void runOnOperation() override {
@@ -60,15 +68,18 @@ struct InterchangeReductions
       int64_t inner = innermostCandidate(op);
       if (inner < 0)
         continue;
-      // The reductions, then the other parallel dims, then `inner`: a
-      // weight row W[k, :] is then read once for all the rows of a batch.
+      // Short rows (under 64): the reductions, then the other parallel
+      // dims, then `inner`; a weight row W[k, :] is read once for all the
+      // rows of a batch. Long rows: the other parallel dims first, so that
+      // an output row stays in vector registers through the reduction,
+      // instead of being loaded and stored again for every k.
+      int64_t extent = op.getStaticLoopRanges()[inner];
+      bool rowsFirst = !ShapedType::isDynamic(extent) && extent >= kLongRow;
       llvm::SmallVector<unsigned> order;
-      for (auto [i, it] : llvm::enumerate(iterators))
-        if (linalg::isReductionIterator(it))
-          order.push_back(i);
-      for (auto [i, it] : llvm::enumerate(iterators))
-        if (linalg::isParallelIterator(it) && (int64_t)i != inner)
-          order.push_back(i);
+      for (bool reductions : {!rowsFirst, rowsFirst})
+        for (auto [i, it] : llvm::enumerate(iterators))
+          if (linalg::isReductionIterator(it) == reductions && (int64_t)i != inner)
+            order.push_back(i);
       order.push_back(inner);
       if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
         continue;

@@ -11,6 +11,7 @@ table and writes results/grpo.json (or results/grpo-sweep.json).
     python bench/grpo.py                                  # 32 prompts x 8, d_model 32
     python bench/grpo.py --prompts 8 --d-model 128 --heads 4 --new-tokens 8
     python bench/grpo.py --sweep 4,8,16,32                # over response lengths
+    python bench/grpo.py --vectorize                      # pdg with pdg-vectorize
 
 Every completion runs to --new-tokens at the initial weights (the policy
 rarely samples EOS), so the response length is that bound. The TRL
@@ -64,7 +65,14 @@ def run_pdg(args) -> dict:
 
     task, config, weights, grpo = setting(args)
     trainer = rl.GRPOTrainer(
-        config, grpo, task.reward, task.tokenizer, task.prompt_width, args.new_tokens, lr=3e-4
+        config,
+        grpo,
+        task.reward,
+        task.tokenizer,
+        task.prompt_width,
+        args.new_tokens,
+        lr=3e-4,
+        vectorize=args.vectorize,
     )
     state = trainer.start(weights)
     rng = np.random.default_rng(0)
@@ -205,7 +213,7 @@ def run_fresh(impl: str, args) -> dict | None:
     if impl == "trl" and importlib.util.find_spec("trl") is None:
         print("TRL is not installed (pip install -e '.[trl]'): its row is skipped")
         return None
-    cmd = [sys.executable, __file__, "--impl", impl]
+    cmd = [sys.executable, __file__, "--impl", impl] + ["--vectorize"] * args.vectorize
     for name in ("prompts", "group", "d_model", "layers", "heads", "new_tokens", "iterations"):
         cmd += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     env = os.environ | {"OPENBLAS_NUM_THREADS": "1"}
@@ -219,6 +227,7 @@ def print_table(args, rows: dict) -> None:
     print(
         f"GRPO iteration: {args.prompts} prompts x {args.group} completions x "
         f"{args.new_tokens} new tokens, d_model {args.d_model}, {args.layers} layers"
+        + (" (pdg vectorized)" if args.vectorize else "")
     )
     header = ("ms/iter", "generation", "reference", "update", "MiB")
     print(f"{'impl':6} " + " ".join(f"{h:>{w}}" for h, w in zip(header, WIDTHS, strict=True)))
@@ -253,6 +262,7 @@ def main() -> None:
     parser.add_argument("--heads", type=int, default=2)
     parser.add_argument("--new-tokens", type=int, default=3, help="the response length bound")
     parser.add_argument("--iterations", type=int, default=12)
+    parser.add_argument("--vectorize", action="store_true", help="pdg: GRPOTrainer(vectorize=True)")
     parser.add_argument("--impl", choices=IMPLS, help="run one, in this process")
     parser.add_argument("--sweep", help="response lengths to run each at, e.g. 4,8,16,32")
     parser.add_argument("--out", type=Path)

@@ -12,6 +12,7 @@ table and writes results/grpo.json (or results/grpo-sweep.json).
     python bench/grpo.py --prompts 8 --d-model 128 --heads 4 --new-tokens 8
     python bench/grpo.py --sweep 4,8,16,32                # over response lengths
     python bench/grpo.py --vectorize                      # pdg with pdg-vectorize
+    python bench/grpo.py --repeat 3                       # median of 3 fresh runs each
 
 Every completion runs to --new-tokens at the initial weights (the policy
 rarely samples EOS), so the response length is that bound. The TRL
@@ -223,6 +224,14 @@ def run_fresh(impl: str, args) -> dict | None:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def median_run(results: list[dict]) -> dict:
+    """The run with the median time per iteration, and every run's time."""
+    ordered = sorted(results, key=lambda r: r["ms_per_iteration"])
+    return ordered[(len(ordered) - 1) // 2] | {
+        "runs_ms_per_iteration": [r["ms_per_iteration"] for r in results]
+    }
+
+
 def print_table(args, rows: dict) -> None:
     print(
         f"GRPO iteration: {args.prompts} prompts x {args.group} completions x "
@@ -262,6 +271,7 @@ def main() -> None:
     parser.add_argument("--heads", type=int, default=2)
     parser.add_argument("--new-tokens", type=int, default=3, help="the response length bound")
     parser.add_argument("--iterations", type=int, default=12)
+    parser.add_argument("--repeat", type=int, default=1, help="fresh runs per implementation")
     parser.add_argument("--vectorize", action="store_true", help="pdg: GRPOTrainer(vectorize=True)")
     parser.add_argument("--impl", choices=IMPLS, help="run one, in this process")
     parser.add_argument("--sweep", help="response lengths to run each at, e.g. 4,8,16,32")
@@ -277,7 +287,14 @@ def main() -> None:
     runs = []
     for n in lengths:
         args.new_tokens = n
-        rows = {impl: r for impl in IMPLS if (r := run_fresh(impl, args)) is not None}
+        # Fresh processes vary by 10-20% on this machine: with --repeat,
+        # the implementations take turns and each row is the median run.
+        tries: dict[str, list] = {}
+        for _ in range(args.repeat):
+            for impl in IMPLS:
+                if (r := run_fresh(impl, args)) is not None:
+                    tries.setdefault(impl, []).append(r)
+        rows = {impl: median_run(rs) for impl, rs in tries.items()}
         print_table(args, rows)
         runs.append({"new_tokens": n, **rows})
     if args.sweep:

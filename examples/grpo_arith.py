@@ -36,7 +36,7 @@ def main() -> None:
     parser.add_argument("--d-model", type=int, default=32)
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--sft-steps", type=int, default=150)
-    parser.add_argument("--grpo-steps", type=int, default=500)
+    parser.add_argument("--grpo-steps", type=int, default=1000)
     parser.add_argument("--prompts", type=int, default=32, help="prompts per GRPO iteration")
     parser.add_argument("--group", type=int, default=8)
     parser.add_argument("--lr", type=float, default=3e-4)
@@ -108,6 +108,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     log = (args.out / "log.jsonl").open("w")
     history = []
+    progress = rl.ProgressBar(args.grpo_steps)
     start = time.perf_counter()
     for k in range(args.grpo_steps):
         prompts = [p for p, _ in task.problems(rng, args.prompts)]
@@ -115,16 +116,16 @@ def main() -> None:
         row = {
             "step": k,
             "reward": stats.reward,
+            "kl": stats.kl,
             "length": stats.length,
             "loss": stats.loss,
             **{f"{n}_s": v for n, v in stats.seconds.items()},
         }
         if (k + 1) % 25 == 0 or k + 1 == args.grpo_steps:
             row["held_out"] = trainer.evaluate(state.weights, held_out)
-            print(
-                f"  step {k + 1:4d}  reward {stats.reward:.3f}  length {stats.length:.2f}  "
-                f"held-out {row['held_out']:.3f}"
-            )
+        progress.update(
+            reward=stats.reward, kl=stats.kl, length=stats.length, **held_out_of(history, row)
+        )
         history.append(row)
         log.write(json.dumps(row) + "\n")
     log.close()
@@ -134,6 +135,14 @@ def main() -> None:
     print(f"held-out accuracy: {before:.3f} -> {after:.3f} ({after - before:+.3f})")
     plot(history, args.out / "reward.png")
     print(f"wrote {args.out / 'log.jsonl'} and {args.out / 'reward.png'}")
+
+
+def held_out_of(history: list[dict], row: dict) -> dict:
+    """The latest held-out accuracy, for the progress line."""
+    for r in [row, *reversed(history)]:
+        if "held_out" in r:
+            return {"held_out": r["held_out"]}
+    return {}
 
 
 def plot(history: list[dict], path: Path) -> None:

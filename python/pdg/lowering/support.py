@@ -48,7 +48,7 @@ static int pdg_cache_count;
 
 static void pdg_release_raw(void *ptr) { free((void *)(uintptr_t)((int64_t *)ptr - 2)[0]); }
 
-void pdg_release_cache(void) {
+static void pdg_release_cache(void) {
   for (int i = 0; i < pdg_cache_count; ++i)
     pdg_release_raw(pdg_cache[i]);
   pdg_cache_count = 0;

@@ -12,6 +12,7 @@ from .arith import Addition, CharTokenizer
 from .dpo import DPOConfig, dpo_pair_loss
 from .grpo import GRPOConfig, group_advantages, grpo_token_loss, masked_sequence_mean
 from .ppo import PPOConfig, gae, ppo_token_loss
+from .progress import ProgressBar
 from .rloo import RLOOConfig, leave_one_out_advantages, rloo_token_loss
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "GRPOConfig",
     "GRPOTrainer",
     "PPOConfig",
+    "ProgressBar",
     "RLOOConfig",
     "dpo_pair_loss",
     "gae",

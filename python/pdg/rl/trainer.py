@@ -46,6 +46,7 @@ class StepStats:
     reward: float  # mean over the completions
     length: float  # mean completion length (tokens, EOS included)
     loss: float
+    kl: float  # mean per-token KL to the reference at sampling (k3 estimate)
     seconds: dict = field(default_factory=dict)  # generation / update
 
 
@@ -106,7 +107,7 @@ class GRPOTrainer:
             ("update", self.update.program, "p"),
         ):
             start = time.perf_counter()
-            folded = folded if vectorize else False
+            folded = vectorize and folded  # the dim pdg-vectorize folds, or False
             compile_module(prog.build(), work / f"{name}.pdgx", gpu=False, vectorize=folded)
             self.compile_seconds[name] = time.perf_counter() - start
         self.run_sample = load(work / "sample.pdgx")
@@ -170,7 +171,7 @@ class GRPOTrainer:
         old_logp = np.zeros((P, 1, G, L), real)
         ref_logp = np.zeros((P, 1, G, L), real)
         rewards = np.zeros((P, 1, G), real)
-        lengths = []
+        lengths, kls = [], []
         for k, (prompt, completion, (lp, rp)) in enumerate(
             zip(repeated, completions, logps, strict=True)
         ):
@@ -186,6 +187,8 @@ class GRPOTrainer:
             ref_logp[p, 0, g, first:n] = rp[: n - first]
             rewards[p, 0, g] = self.reward(prompt, self.tok.decode(completion))
             lengths.append(len(completion))
+            delta = rp[: n - first].astype(np.float64) - lp[: n - first]
+            kls.append(np.exp(delta) - delta - 1.0)
         inputs = self.update.training.initial_inputs(
             state.weights, state.optimizer, start_step=state.step
         )
@@ -201,6 +204,7 @@ class GRPOTrainer:
             float(rewards.mean()),
             float(np.mean(lengths)),
             float(np.asarray(out["loss"])[0]),
+            float(np.concatenate(kls).mean()),
             {"generation": generated, "update": updated},
         )
         return TrainerState(weights, state.reference, opt_state, state.step + 1), stats

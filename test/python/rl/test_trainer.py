@@ -57,6 +57,9 @@ def test_one_iteration(tmp_path, algorithm):
     new, stats = trainer.step(state, prompts)
     assert new.step == 1 and stats.step == 0
     assert 0 < stats.reward <= 1 and stats.length >= 1 and np.isfinite(stats.loss)
+    assert abs(stats.kl) < 1e-6  # the policy still is the reference
+    _, after = trainer.step(new, prompts)
+    assert after.kl > 0
     changed = [k for k in weights if not np.array_equal(weights[k], new.weights[k])]
     assert changed, "the update changed no weight"
     assert set(new.optimizer) == set(weights)
@@ -66,6 +69,18 @@ def test_one_iteration(tmp_path, algorithm):
     assert again == first
     other, _ = trainer.complete(weights, prompts * 8, sampled=True, seed=1)
     assert other != first * 8
+
+
+def test_progress_bar_lines():
+    import io
+
+    log = io.StringIO()  # not a terminal: a line every `every` steps and at the end
+    bar = rl.ProgressBar(5, stream=log, width=10, every=2)
+    for k in range(5):
+        bar.update(reward=0.5 * k, kl=0.01)
+    lines = log.getvalue().splitlines()
+    assert [line.split("]")[1].split()[0] for line in lines] == ["2/5", "4/5", "5/5"]
+    assert lines[-1].startswith("[##########] 5/5  reward 2.000  kl 0.010")
 
 
 def test_generation_gives_policy_and_reference_log_probs():

@@ -25,7 +25,7 @@ from pdg.frontend.index import Condition
 from pdg.frontend.tensor import CasesDef, OpDef, RecurrentTensor, TensorLike, UdfDef, View
 
 from . import rules
-from .transpose import transpose
+from .transpose import transpose, transpose_einsum
 
 
 def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor]:
@@ -75,16 +75,18 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
         for pos, contribution in _contributions(node, g, adjoint).items():
             operand = _operands(node)[pos]
             what = f"the read of '{operand.source.name or 'a value'}' by {_describe(node)}"
-            parts[id(operand.source)].append(
-                transpose(
-                    contribution,
-                    operand,
-                    node.domain,
-                    where(node),
-                    where(operand.source),
-                    what,
+            part = None
+            if rules.is_einsum(node) and not operand.is_identity():
+                factors, keep = rules.einsum_factors(node, g, pos)
+                spec = node.definition.attrs["ins"][pos]
+                part = transpose_einsum(
+                    factors, keep, spec, operand, node.domain, where(node), what
                 )
-            )
+            if part is None:
+                part = transpose(
+                    contribution, operand, node.domain, where(node), where(operand.source), what
+                )
+            parts[id(operand.source)].append(part)
     for v in active:
         terms = parts[id(v)]
         total = terms[0] if terms else zeros(program, v.shape, v.dtype)

@@ -18,7 +18,7 @@ from pdg.frontend import adjoint_ops as aops
 from pdg.frontend import ops
 from pdg.frontend.dtypes import is_float
 from pdg.frontend.errors import ProgramError
-from pdg.frontend.tensor import Operand, RecurrentTensor, TensorLike, View
+from pdg.frontend.tensor import OpDef, Operand, RecurrentTensor, TensorLike, View
 
 # ---------------------------------------------------------------------------
 # Which operands a node is differentiable in
@@ -199,20 +199,33 @@ def _expand(g, x, axes, keepdims):
     return aops.expand_to(g, x, axes)
 
 
-def _einsum(node, args, g, wanted):
+def is_einsum(node) -> bool:
+    return isinstance(node.definition, OpDef) and _name(node) == "einsum"
+
+
+def einsum_factors(node, g, j, args=None) -> tuple[list[tuple[str, TensorLike]], str]:
+    """The terms of einsum operand j's part of g: (spec, tensor) pairs (g
+    first, then the other operands) and the letters of operand j they keep."""
     attrs = node.definition.attrs
     ins, out = attrs["ins"], attrs["out"]
+    spec = ins[j]
+    if len(set(spec)) != len(spec):
+        raise ProgramError(f"einsum operand '{spec}' repeats an index: no derivative rule")
+    args = args if args is not None else [view_of(o) for o in node.definition.operands]
+    others = [(out, g)] + [(ins[i], args[i]) for i in range(len(args)) if i != j]
+    have = set("".join(s for s, _ in others))
+    return others, "".join(c for c in spec if c in have)
+
+
+def _einsum(node, args, g, wanted):
+    ins = node.definition.attrs["ins"]
     result = {}
     for j in wanted:
         spec = ins[j]
-        if len(set(spec)) != len(spec):
-            raise ProgramError(f"einsum operand '{spec}' repeats an index: no derivative rule")
-        others = [(out, g)] + [(ins[i], args[i]) for i in range(len(args)) if i != j]
-        have = set("".join(s for s, _ in others))
-        keep = "".join(c for c in spec if c in have)
+        others, keep = einsum_factors(node, g, j, args)
         part = ops.einsum(f"{','.join(s for s, _ in others)}->{keep}", *[t for _, t in others])
         if keep != spec:  # letters only this operand had: the sum is a broadcast
-            axes = tuple(a for a, c in enumerate(spec) if c not in have)
+            axes = tuple(a for a, c in enumerate(spec) if c not in keep)
             part = aops.expand_to(part, args[j], axes)
         result[j] = part
     return result

@@ -24,7 +24,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pdg.frontend import ops
-from pdg.frontend.adjoint_ops import broadcast_like, diagonal_sum, over_domain, pad_front, zeros
+from pdg.frontend.adjoint_ops import (
+    broadcast_like,
+    diagonal,
+    diagonal_sum,
+    over_domain,
+    pad_front,
+    zeros,
+)
 from pdg.frontend.errors import ProgramError
 from pdg.frontend.index import Condition, Const, IndexExpr
 from pdg.frontend.index import max as imax
@@ -117,6 +124,12 @@ def transpose(
         at = ops.coordinate(e.dim) - e.offset.value
         value = ops.take(value, at, axis=0)
 
+    return _at_producer(value, entries, source)
+
+
+def _at_producer(value: TensorLike, entries: list[_Entry], source) -> RecurrentTensor:
+    """`value` where some consumer reads the producer's point, zeros elsewhere."""
+    program = source.program
     conditions = _conditions(entries)
     if not conditions:
         return over_domain(value, source.domain)
@@ -124,6 +137,65 @@ def transpose(
     out[Condition(tuple(conditions))] = value
     out[...] = zeros(program, source.shape, source.dtype)
     return out
+
+
+def transpose_einsum(
+    factors: list,
+    keep: str,
+    spec: str,
+    operand: Operand,
+    consumer_domain: tuple,
+    restriction: Condition | None,
+    what: str,
+) -> RecurrentTensor | None:
+    """The gradient of a window read by an einsum (attention's keys and
+    values), without the per-consumer part padded to the window: when the
+    window's letter is in one factor only (the scores' gradient for the
+    keys, the probabilities for the values), only that factor is padded; at
+    producer point s its rows for s, one per consumer reading s, are
+    contracted with the other factor read at those consumers. O(W) numbers
+    per consumer are stored instead of O(W * point). None when the read or
+    the einsum has another form (then `transpose` does it)."""
+    if restriction is not None or len(factors) != 2 or keep != spec:
+        return None
+    source = operand.source
+    entries = [
+        _classify(e, d, consumer_domain, what)
+        for e, d in zip(operand.entries, source.domain, strict=True)
+    ]
+    windows = [e for e in entries if e.kind == "window"]
+    if len(windows) != 1 or any(e.kind == "slice" for e in entries):
+        return None
+    by_consumer = {e.consumer.name: e for e in entries if e.consumer is not None}
+    if len(by_consumer) != len(entries) or set(by_consumer) != {d.name for d in consumer_domain}:
+        return None  # a fixed index or a consumer dim summed over: the general path
+    letter = spec[0]  # the window is the read's only slice: its first axis
+    (a_spec, a), (b_spec, b) = factors
+    if letter in b_spec:
+        (a_spec, a), (b_spec, b) = (b_spec, b), (a_spec, a)
+    if letter not in a_spec or letter in b_spec or len(set(a_spec)) != len(a_spec):
+        return None
+    window = windows[0]
+    a = over_domain(a, consumer_domain)
+    ax = a_spec.index(letter)
+    if ax:
+        a = ops.permute(a, [ax] + [i for i in range(a.ndim) if i != ax])
+        a_spec = letter + a_spec.replace(letter, "")
+    read = []
+    for cd in consumer_domain:
+        e = by_consumer[cd.name]
+        if e.kind == "point":
+            read.append(e.dim - e.offset)
+        else:  # the consumers that may read s, as in `transpose`
+            first = e.dim - e.offset + 1
+            start = first if e.offset.value <= 1 else imax(0, first)
+            read.append(slice(start, imin(cd.size, first + e.width)))
+    program = source.program
+    rows = diagonal(pad_front(a, window.width)[tuple(read)], _window_offset(program, window))
+    n = next(c for c in "nmkjiabcdefgopqrstuvwxyz" if c not in a_spec + b_spec + spec)
+    others = over_domain(b, consumer_domain)[tuple(read)]
+    value = ops.einsum(f"{n}{a_spec[1:]},{n}{b_spec}->{spec[1:]}", rows, others)
+    return _at_producer(value, entries, source)
 
 
 def _mask(c, restriction, operand, domain, source_restriction, what) -> RecurrentTensor:

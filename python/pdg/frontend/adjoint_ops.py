@@ -133,22 +133,26 @@ def pad_front(x: TensorLike, size: int) -> RecurrentTensor:
 
 
 # ---------------------------------------------------------------------------
-# diagonal_sum: sum over i of x[i, offset - i]
+# diagonal_sum: sum over i of x[i, offset - i]; diagonal: the terms apart
 # ---------------------------------------------------------------------------
 
 
-def _emit_diagonal_sum(body: Body, args, type_: TensorType, attrs) -> Val:
+def _emit_diagonal(body: Body, args, type_: TensorType, attrs) -> Val:
+    """x[i, offset - i, ...] for each i (0 where offset - i is outside the
+    second dim), summed over i unless attrs["rows"]."""
     x, off = args
+    rows = attrs.get("rows", False)
     rank = x.tensor.rank
     width = x.tensor.shape[1]
-    init = body.filled(type_, [], 0.0 if is_float(type_.dtype) else 0)
+    sizes = [body.dim_size(x, 0)] if rows and x.tensor.shape[0] is None else []
+    init = body.filled(type_, sizes, 0.0 if is_float(type_.dtype) else 0)
     o64 = body.emit(f"tensor.extract {off.name}[] : {off.tensor.mlir()}", "i64")
     offset = body.emit(f"arith.index_cast {o64.name} : i64 to index", "index")
     elem = scalar_type(type_.dtype)
-    # loop dims: d0 = i (reduction), d1.. = the trailing dims of x
+    # loop dims: d0 = i, d1.. = the trailing dims of x
     loop_rank = rank - 1
     x_map = ", ".join(["d0", "0", *(f"d{a}" for a in range(1, loop_rank))])
-    out_map = ", ".join(f"d{a}" for a in range(1, loop_rank))
+    out_map = ", ".join(f"d{a}" for a in range(0 if rows else 1, loop_rank))
 
     def region(r: Body, ins, outs):
         i = r.emit("linalg.index 0 : index", "index")
@@ -165,24 +169,37 @@ def _emit_diagonal_sum(body: Body, args, type_: TensorType, attrs) -> Val:
         picked = r.emit(
             f"arith.select {inside.name}, {v.name}, {_zero(r, type_.dtype).name} : {elem}", elem
         )
-        return [_accumulate(r, picked, outs[0], type_.dtype)]
+        return [picked if rows else _accumulate(r, picked, outs[0], type_.dtype)]
 
-    iterators = ["reduction"] + ["parallel"] * (loop_rank - 1)
+    iterators = ["parallel" if rows else "reduction"] + ["parallel"] * (loop_rank - 1)
     return body.generic([(x, x_map)], [(init, out_map)], iterators, region)[0]
 
 
-DIAGONAL_SUM = OpSpec("diagonal_sum", _emit_diagonal_sum)
+DIAGONAL_SUM = OpSpec("diagonal_sum", _emit_diagonal)
+DIAGONAL = OpSpec("diagonal", _emit_diagonal)
+
+
+def _check_diagonal(x: TensorLike, offset: TensorLike, what: str) -> None:
+    if x.ndim < 2 or x.shape[1] is None or any(d is None for d in x.shape[2:]):
+        raise ProgramError(f"{what}() needs a tensor (n, w, ...) with static w and rest")
+    if offset.dtype != "i64" or offset.shape:
+        raise ProgramError(f"{what}() needs an i64 scalar offset")
 
 
 def diagonal_sum(x: TensorLike, offset: TensorLike) -> RecurrentTensor:
     """For x of shape (n, w, ...): the sum over i of x[i, offset - i], the
     terms with offset - i outside [0, w) left out. `offset` is an i64
     scalar tensor."""
-    if x.ndim < 2 or x.shape[1] is None or any(d is None for d in x.shape[2:]):
-        raise ProgramError("diagonal_sum() needs a tensor (n, w, ...) with static w and rest")
-    if offset.dtype != "i64" or offset.shape:
-        raise ProgramError("diagonal_sum() needs an i64 scalar offset")
+    _check_diagonal(x, offset, "diagonal_sum")
     return _make(DIAGONAL_SUM, [x, offset], TensorType(tuple(x.shape[2:]), x.dtype))
+
+
+def diagonal(x: TensorLike, offset: TensorLike) -> RecurrentTensor:
+    """For x of shape (n, w, ...): the (n, ...) tensor of rows x[i, offset -
+    i], zeros where offset - i is outside [0, w)."""
+    _check_diagonal(x, offset, "diagonal")
+    shape = (x.shape[0], *x.shape[2:])
+    return _make(DIAGONAL, [x, offset], TensorType(shape, x.dtype), rows=True)
 
 
 # ---------------------------------------------------------------------------

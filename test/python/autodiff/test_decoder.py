@@ -24,3 +24,20 @@ def test_decoder_gradients_interpreted_float64(pattern):
     loss, expected = torch_gradients(weights, pattern, tokens, targets)
     assert abs(float(result.outputs["loss"]) - loss) < 1e-12 * abs(loss)
     assert worst_error(result.outputs, expected) < 1e-8
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_key_and_value_gradients_pad_only_the_scores(pattern):
+    """The keys' and values' gradients go through the attention window
+    without storing each position's (window x heads x head dim) part: only
+    the (window x heads) factor is padded (transpose_einsum), and no
+    diagonal_sum of padded parts remains."""
+    import re
+
+    text = str(loss_gradients_program(pattern, "f64")[0].build())
+    padded = re.findall(
+        r'pdg\.node "pad_front[^"]*" \[b, t\] .*-> tensor<(\d+)x(\d+)x(\d+)xf64>', text
+    )
+    assert len(padded) == 4  # keys and values of 2 layers
+    assert all(heads == "2" and query == "1" for _, heads, query in padded)
+    assert "diagonal_sum" not in text

@@ -391,7 +391,11 @@ private:
         }
         OpBuilder ib(extract);
         Value batchIndex = linalg::IndexOp::create(ib, extract.getLoc(), 0);
-        llvm::SmallVector<Value> indices(extract.getIndices());
+        // The indices may be captured from the body too (its constants):
+        // their batched body's copies, as for the operands above.
+        llvm::SmallVector<Value> indices;
+        for (Value index : extract.getIndices())
+          indices.push_back(lookup(index).value);
         indices.insert(indices.begin() + v.pos, batchIndex);
         auto fresh = tensor::ExtractOp::create(ib, extract.getLoc(), v.value, indices);
         extract.getResult().replaceAllUsesWith(fresh.getResult());
@@ -707,6 +711,9 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
           batcher.bindBatchSource(block->addArgument(argType, node.getLoc()));
         }
         if (failed(batcher.batch(old, newType.getPointType(), varies.contains(node.getResult())))) {
+          // The new nodes read each other and hold half-built bodies.
+          for (NodeOp m : made)
+            m->dropAllReferences();
           for (NodeOp m : made)
             m->erase();
           return failure();

@@ -164,3 +164,32 @@ pdg.graph @row_by_coordinate {
   }
   pdg.output "z" %z : !pdg.value<[b], tensor<2xf32>>
 }
+
+// -----
+
+// A loop body reading a batched value with tensor.extract at indices the
+// body computed outside the loop (a constant, an offset): the batched read
+// takes the batched body's copies of them, and the batch index first.
+// RUN: pdg-opt %s --split-input-file --pdg-vectorize | FileCheck %s --check-prefix=CAPTURED
+// CAPTURED-LABEL: pdg.graph @captured_index
+// CAPTURED: pdg.node "shifted" [t] (%[[X:.*]] = %x[0 : B, t] : !pdg.value<[b, t], tensor<4xf32>>) -> tensor<?x4xf32> {
+// CAPTURED: %[[ONE:.*]] = arith.constant 1 : index
+// CAPTURED: linalg.generic
+// CAPTURED: %[[BI:.*]] = linalg.index 0 : index
+// CAPTURED: tensor.extract %[[X]][%[[BI]], %[[ONE]]] : tensor<?x4xf32>
+pdg.graph @captured_index {
+  pdg.dim @b < launch B max 4
+  pdg.dim @t < 8
+  %x = pdg.input "x" : !pdg.value<[b, t], tensor<4xf32>>
+  %shifted = pdg.node "shifted" [b, t] (%a = %x[b, t] : !pdg.value<[b, t], tensor<4xf32>>) -> tensor<4xf32> {
+    %one = arith.constant 1 : index
+    %e = tensor.empty() : tensor<4xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"]} outs(%e : tensor<4xf32>) {
+    ^bb0(%o: f32):
+      %v = tensor.extract %a[%one] : tensor<4xf32>
+      linalg.yield %v : f32
+    } -> tensor<4xf32>
+    pdg.yield %r : tensor<4xf32>
+  }
+  pdg.output "shifted" %shifted : !pdg.value<[b, t], tensor<4xf32>>
+}

@@ -102,10 +102,8 @@ def transpose(
             free.append(cd)
         elif e.kind == "point":
             read.append(e.dim - e.offset)
-        else:  # window: the consumers that may read s
-            first = e.dim - e.offset + 1  # >= 0 when the slice ends at c + 1 or earlier
-            start = first if e.offset.value <= 1 else imax(0, first)
-            read.append(slice(start, imin(cd.size, first + e.width)))
+        else:
+            read.append(_window_readers(e, cd))
     r = c[tuple(read)] if read else c
     # Axes now: one per free consumer dim and one for the window's consumer
     # range (in consumer order), then the contribution's point.
@@ -125,6 +123,13 @@ def transpose(
         value = ops.take(value, at, axis=0)
 
     return _at_producer(value, entries, source)
+
+
+def _window_readers(e: _Entry, cd: Dim) -> slice:
+    """The consumers along `cd` whose window may hold producer point s."""
+    first = e.dim - e.offset + 1  # >= 0 when the slice ends at c + 1 or earlier
+    start = first if e.offset.value <= 1 else imax(0, first)
+    return slice(start, imin(cd.size, first + e.width))
 
 
 def _at_producer(value: TensorLike, entries: list[_Entry], source) -> RecurrentTensor:
@@ -184,12 +189,7 @@ def transpose_einsum(
     read = []
     for cd in consumer_domain:
         e = by_consumer[cd.name]
-        if e.kind == "point":
-            read.append(e.dim - e.offset)
-        else:  # the consumers that may read s, as in `transpose`
-            first = e.dim - e.offset + 1
-            start = first if e.offset.value <= 1 else imax(0, first)
-            read.append(slice(start, imin(cd.size, first + e.width)))
+        read.append(e.dim - e.offset if e.kind == "point" else _window_readers(e, cd))
     program = source.program
     rows = diagonal(pad_front(a, window.width)[tuple(read)], _window_offset(program, window))
     n = next(c for c in "nmkjiabcdefgopqrstuvwxyz" if c not in a_spec + b_spec + spec)

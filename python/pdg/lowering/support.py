@@ -39,7 +39,8 @@ int64_t pdg_bytes_peak;
 /* Large blocks freed are kept for an allocation of the same size: a
    program run repeatedly (a training loop) allocates the same stores each
    run, and fresh pages from the kernel cost a page fault each on first
-   touch. An allocation no kept block fits releases them all, so kept
+   touch. An allocation no kept block fits releases them all, and so does a
+   store that grows (its run's sizes differ from the last one's): kept
    memory never adds to a run of other sizes. Cached bytes are not live. */
 #define PDG_CACHE_MIN_BYTES (64 * 1024)
 #define PDG_CACHE_SLOTS 256
@@ -116,6 +117,7 @@ static void pdg_grow(int64_t *out, const int64_t *old, int64_t rank, int64_t dim
   int64_t old_row = sizes[dim] * strides[dim] * elem;
   int64_t new_row = cap * strides[dim] * elem;
   int64_t size = rows * new_row;
+  pdg_release_cache(); /* sizes change: the kept blocks would only add */
   char *data = (char *)old[0];
   int64_t *header = (int64_t *)data - 2;
   char *raw = (char *)(uintptr_t)header[0];

@@ -72,20 +72,31 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
         if id(node) in param_ids:
             continue  # a leaf
         g = adjoint[id(node)]
-        for pos, contribution in _contributions(node, g, adjoint).items():
-            operand = _operands(node)[pos]
-            what = f"the read of '{operand.source.name or 'a value'}' by {_describe(node)}"
-            part = None
-            if rules.is_einsum(node) and not operand.is_identity():
+        # Window reads of an einsum transposed through its factors first: their
+        # contributions are then never built.
+        done = set()
+        if rules.is_einsum(node):
+            for pos, operand in enumerate(_operands(node)):
+                if id(operand.source) not in adjoint or operand.is_identity():
+                    continue
                 factors, keep = rules.einsum_factors(node, g, pos)
                 spec = node.definition.attrs["ins"][pos]
                 part = transpose_einsum(
-                    factors, keep, spec, operand, node.domain, where(node), what
+                    factors, keep, spec, operand, node.domain, where(node), _what(node, operand)
                 )
-            if part is None:
-                part = transpose(
-                    contribution, operand, node.domain, where(node), where(operand.source), what
-                )
+                if part is not None:
+                    parts[id(operand.source)].append(part)
+                    done.add(pos)
+        for pos, contribution in _contributions(node, g, adjoint, done).items():
+            operand = _operands(node)[pos]
+            part = transpose(
+                contribution,
+                operand,
+                node.domain,
+                where(node),
+                where(operand.source),
+                _what(node, operand),
+            )
             parts[id(operand.source)].append(part)
     for v in active:
         terms = parts[id(v)]
@@ -107,9 +118,16 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
     return out
 
 
-def _contributions(node, g, adjoint) -> dict[int, TensorLike]:
-    """Per operand position of `node` whose source is active: its part of g."""
-    wanted = {i for i, op in enumerate(_operands(node)) if id(op.source) in adjoint}
+def _what(node, operand) -> str:
+    return f"the read of '{operand.source.name or 'a value'}' by {_describe(node)}"
+
+
+def _contributions(node, g, adjoint, done=frozenset()) -> dict[int, TensorLike]:
+    """Per operand position of `node` whose source is active (and not in
+    `done`): its part of g."""
+    wanted = {
+        i for i, op in enumerate(_operands(node)) if id(op.source) in adjoint and i not in done
+    }
     d = node.definition
     if isinstance(d, CasesDef):
         # Case k holds where its condition does and no earlier one's.

@@ -87,9 +87,41 @@ def run_pdg(args) -> dict:
     return summary(gen, None, upd) | {"compile_s": sum(trainer.compile_seconds.values())}
 
 
-def run_torch(args) -> dict:
+def torch_logits(p: dict, ids, valid, config):
+    """The model in PyTorch: logits (B, L, V) for left-padded ids (`valid`
+    marks real tokens), weights `p` by our paths."""
     import torch
     import torch.nn.functional as F
+
+    D, HEADS = config.d_model, config.n_heads
+    hd = D // HEADS
+    n = ids.shape[1]
+    pos = (valid.long().cumsum(1) - 1).clamp(min=0)
+    x = p["wte.w"][ids] + p["wpe.w"][pos]
+    causal = torch.ones(n, n, dtype=torch.bool).tril()
+    # a padding position attends to itself only (no row without keys)
+    allowed = (causal[None] & valid[:, None, :]) | torch.eye(n, dtype=torch.bool)[None]
+    for i in range(config.n_layers):
+        q = f"h{i}."
+        a = F.layer_norm(x, (D,), p[q + "ln1.g"], p[q + "ln1.b"], eps=1e-5)
+
+        def heads(name, a=a, q=q):
+            y = a @ p[q + f"attn.{name}.w"] + p[q + f"attn.{name}.b"]
+            return y.view(ids.shape[0], n, HEADS, hd)
+
+        s = torch.einsum("bthd,bshd->bhts", heads("q"), heads("k")) / math.sqrt(hd)
+        s = s.masked_fill(~allowed[:, None], float("-inf"))
+        att = torch.einsum("bhts,bshd->bthd", s.softmax(-1), heads("v"))
+        x = x + att.reshape(ids.shape[0], n, D) @ p[q + "attn.o.w"] + p[q + "attn.o.b"]
+        m = F.layer_norm(x, (D,), p[q + "ln2.g"], p[q + "ln2.b"], eps=1e-5)
+        m = F.gelu(m @ p[q + "mlp.fc.w"] + p[q + "mlp.fc.b"], approximate="tanh")
+        x = x + m @ p[q + "mlp.proj.w"] + p[q + "mlp.proj.b"]
+    x = F.layer_norm(x, (D,), p["ln_f.g"], p["ln_f.b"], eps=1e-5)
+    return x @ p["wte.w"].T
+
+
+def run_torch(args) -> dict:
+    import torch
 
     torch.set_num_threads(2)
     task, config, weights, grpo = setting(args)
@@ -97,34 +129,9 @@ def run_torch(args) -> dict:
     w = {k: torch.tensor(v, requires_grad=True) for k, v in weights.items()}
     ref = {k: torch.tensor(v) for k, v in weights.items()}
     opt = torch.optim.Adam(list(w.values()), lr=3e-4)
-    D, LAYERS, HEADS = args.d_model, args.layers, args.heads
-    hd = D // HEADS
 
     def forward(p, ids, valid):
-        """Logits (B, L, V) for left-padded ids; `valid` marks real tokens."""
-        n = ids.shape[1]
-        pos = (valid.long().cumsum(1) - 1).clamp(min=0)
-        x = p["wte.w"][ids] + p["wpe.w"][pos]
-        causal = torch.ones(n, n, dtype=torch.bool).tril()
-        # a padding position attends to itself only (no row without keys)
-        allowed = (causal[None] & valid[:, None, :]) | torch.eye(n, dtype=torch.bool)[None]
-        for i in range(LAYERS):
-            q = f"h{i}."
-            a = F.layer_norm(x, (D,), p[q + "ln1.g"], p[q + "ln1.b"], eps=1e-5)
-
-            def heads(name, a=a, q=q):
-                y = a @ p[q + f"attn.{name}.w"] + p[q + f"attn.{name}.b"]
-                return y.view(ids.shape[0], n, HEADS, hd)
-
-            s = torch.einsum("bthd,bshd->bhts", heads("q"), heads("k")) / math.sqrt(hd)
-            s = s.masked_fill(~allowed[:, None], float("-inf"))
-            att = torch.einsum("bhts,bshd->bthd", s.softmax(-1), heads("v"))
-            x = x + att.reshape(ids.shape[0], n, D) @ p[q + "attn.o.w"] + p[q + "attn.o.b"]
-            m = F.layer_norm(x, (D,), p[q + "ln2.g"], p[q + "ln2.b"], eps=1e-5)
-            m = F.gelu(m @ p[q + "mlp.fc.w"] + p[q + "mlp.fc.b"], approximate="tanh")
-            x = x + m @ p[q + "mlp.proj.w"] + p[q + "mlp.proj.b"]
-        x = F.layer_norm(x, (D,), p["ln_f.g"], p["ln_f.b"], eps=1e-5)
-        return x @ p["wte.w"].T
+        return torch_logits(p, ids, valid, config)
 
     rng = np.random.default_rng(0)
     gen, refs, upd = [], [], []

@@ -20,7 +20,7 @@ import tempfile
 import time
 
 import numpy as np
-from grpo import peak_mib, setting
+from grpo import peak_mib, setting, torch_logits
 
 # a GPT-2 block's parameters (besides the fused c_attn) by our names: (module, weight's name)
 BLOCK_NAMES = {
@@ -88,7 +88,24 @@ def gpt2_from(task, shape, weights):
     if unexpected or set(missing) - {"lm_head.weight"}:
         raise RuntimeError(f"weight mapping: missing {missing}, unexpected {unexpected}")
     model.tie_weights()
-    return model.eval()
+    model.eval()
+    _check_same_model(model, shape, weights)
+    return model
+
+
+def _check_same_model(model, shape, weights) -> None:
+    """GPT-2's logits with our weights equal bench/grpo.py's PyTorch model's
+    on random ids: the same model is timed (float32 rounding apart)."""
+    import torch
+
+    ids = torch.tensor(np.random.default_rng(1).integers(0, shape.vocab, (3, shape.max_positions)))
+    valid = torch.ones_like(ids, dtype=torch.bool)
+    with torch.no_grad():
+        theirs = model(ids).logits
+        ours = torch_logits({k: torch.tensor(v) for k, v in weights.items()}, ids, valid, shape)
+    gap = float((theirs - ours).abs().max())
+    if gap > 1e-4 * max(1.0, float(ours.abs().max())):
+        raise RuntimeError(f"the GPT-2 weight mapping is wrong: logits differ by {gap:.2e}")
 
 
 def run_trl(args) -> dict:

@@ -32,26 +32,31 @@ def test_supervised_sequences_mask_the_answer():
     assert [int(x) for x in targets[1][mask[1] > 0]] == tok.encode("21") + [tok.eos]
 
 
-@pytest.mark.parametrize("algorithm", ["grpo", "rloo"])
-def test_one_iteration(tmp_path, algorithm):
+def small_trainer(workdir, algorithm="grpo", vectorize=False):
+    """A 1-layer policy on additions below 10, groups of 4, and a reward
+    with variety inside each group: shorter completions score more."""
     task = rl.Addition(10)
     tok = task.tokenizer
     config = GPTConfig(
         vocab=tok.vocab, d_model=16, n_layers=1, n_heads=2, max_positions=task.prompt_width + 3
     )
-    trainer = rl.GRPOTrainer(
+    return rl.GRPOTrainer(
         config,
         rl.GRPOConfig(group=4) if algorithm == "grpo" else rl.RLOOConfig(group=4),
-        task.reward,
+        lambda prompt, completion: 1.0 / (1 + len(completion)),
         tok,
         task.prompt_width,
         task.answer_width,
         lr=1e-2,
-        workdir=tmp_path,
+        workdir=workdir,
+        vectorize=vectorize,
     )
+
+
+@pytest.mark.parametrize("algorithm", ["grpo", "rloo"])
+def test_one_iteration(tmp_path, algorithm):
+    trainer = small_trainer(tmp_path, algorithm)
     weights = trainer.sampler.model.init_weights(seed=0, scale=0.3)
-    # a reward with variety inside each group: shorter completions score more
-    trainer.reward = lambda prompt, completion: 1.0 / (1 + len(completion))
     state = trainer.start(weights)
     prompts = ["1+2=", "3+4="]
     new, stats = trainer.step(state, prompts)
@@ -129,24 +134,9 @@ def test_generation_gives_policy_and_reference_log_probs():
 def test_vectorized_iteration_matches(tmp_path):
     """GRPOTrainer(vectorize=True) samples the same completions and makes
     the same update as the per-sequence programs (float32, 1e-4)."""
-    task = rl.Addition(10)
-    tok = task.tokenizer
-    config = GPTConfig(
-        vocab=tok.vocab, d_model=16, n_layers=1, n_heads=2, max_positions=task.prompt_width + 3
-    )
     runs = []
     for vectorize in (False, True):
-        trainer = rl.GRPOTrainer(
-            config,
-            rl.GRPOConfig(group=4),
-            lambda prompt, completion: 1.0 / (1 + len(completion)),
-            tok,
-            task.prompt_width,
-            task.answer_width,
-            lr=1e-2,
-            workdir=tmp_path / str(vectorize),
-            vectorize=vectorize,
-        )
+        trainer = small_trainer(tmp_path / str(vectorize), vectorize=vectorize)
         state = trainer.start(trainer.sampler.model.init_weights(seed=0, scale=0.3))
         completions, _ = trainer.complete(state.weights, ["1+2=", "9+4="] * 4, True, seed=3)
         new, stats = trainer.step(state, ["1+2=", "9+4="])

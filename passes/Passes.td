@@ -112,6 +112,69 @@ def PdgOutlineBodies : Pass<"pdg-outline-bodies", "::mlir::ModuleOp"> {
   ];
 }
 
+def PdgRegisterTileContractions
+    : Pass<"pdg-register-tile-contractions", "::mlir::ModuleOp"> {
+  let summary = "Keep the output tile of a contraction in vector registers";
+  let description = [{
+    For each f32 linalg.generic on buffers that computes
+    C[.., m, n] += A[.., m, .., k..] * B[.., k.., n] (n the last dim of C and
+    B and absent from A; m the second-last dim of C, read by A only; one or
+    more summed loops k), emits a micro-kernel over the full tiles of
+    4 rows x 16 columns (8 vectors of one row when C has no m): the tile of
+    C is loaded into SSA vectors, carried through the summed loops (one
+    broadcast of A and one vector.fma per vector of B each step) and stored
+    once. The rows and columns left over run the original op on subviews,
+    as does everything when B's or C's last stride is not 1 at run time.
+  }];
+  let statistics = [
+    Statistic<"numTiled", "tiled", "contractions given a register micro-kernel">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
+}
+
+def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp"> {
+  let summary = "Split large linalg ops on buffers into one tile per thread";
+  let description = [{
+    A node computed once (a weight's gradient summed over every point, a
+    batched matrix product) is one body call: the driver's parallel loops
+    cannot share it out. This pass tiles each linalg op on memrefs whose
+    iteration space holds at least `min-work` points (a dynamic extent
+    counts as 64) along its first parallel loop, into as many tiles as the
+    thread pool has threads (`@pdg_thread_slots`, declared if missing), as
+    an scf.parallel; convert-scf-to-openmp and the pool run the tiles. Ops
+    already inside an scf.parallel, or in a function marked
+    `pdg.in_parallel_loop` (a body the driver calls inside its parallel
+    loops), stay whole, as do ops on tensors and ops without a parallel
+    loop.
+  }];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"65536",
+           "iteration points below which an op stays on one thread">
+  ];
+  let statistics = [
+    Statistic<"numSplit", "split", "linalg ops split into per-thread tiles">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
+def PdgInlineAllocaScopes : Pass<"pdg-inline-alloca-scopes"> {
+  let summary = "Inline memref.alloca_scope ops whose own region allocates nothing";
+  let description = [{
+    convert-scf-to-openmp wraps each parallel loop body in a
+    memref.alloca_scope, and convert-scf-to-cf then leaves several blocks
+    in it, which its verifier refuses (MLIR 22.1.8). Upstream's
+    canonicalization keeps any scope that holds a call (a call may
+    allocate), but a callee's stack allocations live in its own frame. This
+    pass moves the ops of every scope whose region holds no memref.alloca
+    (outside nested functions) into the parent block, so the driver's
+    parallel loops, which only compute views and call bodies, lower.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def PdgWidenI1Memrefs : Pass<"pdg-widen-i1-memrefs", "::mlir::ModuleOp"> {
   let summary = "Store booleans as i8 in memory (workaround for i1 memrefs)";
   let description = [{

@@ -3,8 +3,10 @@
 // RUN: pdg-opt %s --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops | FileCheck %s
 
 // The bodies, bufferized: each writes its result into the slot it is given.
+// The driver calls it inside a parallel loop (marked for
+// pdg-parallelize-large-ops, which leaves its ops whole).
 // CHECK-LABEL: func.func private @g_w_0_into(
-// CHECK-SAME: %[[IN:.*]]: memref<?xf32, strided<[?], offset: ?>>, %{{.*}}: index, %{{.*}}: index, %[[OUT:.*]]: memref<1xf32, strided<[?], offset: ?>>) {
+// CHECK-SAME: %[[IN:.*]]: memref<?xf32, strided<[?], offset: ?>>, %{{.*}}: index, %{{.*}}: index, %[[OUT:.*]]: memref<1xf32, strided<[?], offset: ?>>) attributes {pdg.in_parallel_loop} {
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.{{.*}}outs(%[[OUT]]
 // CHECK: return{{$}}
@@ -19,6 +21,9 @@
 // CHECK: %[[ALIVE:.*]] = memref.alloc(%[[B]]) : memref<?xi8>
 // CHECK: %[[LENGTHS:.*]] = memref.alloc(%[[B]]) : memref<?xi64>
 // CHECK: %[[LIVE:.*]] = memref.alloca() : memref<index>
+//   The scratch of wrapped windows: one per thread of the pool.
+// CHECK: %[[THREADS:.*]] = call @pdg_thread_slots() : () -> index
+// CHECK: %[[SCRATCH:.*]] = memref.alloc(%[[THREADS]]) : memref<?x3xf32>
 // CHECK: %[[LOOP:.*]]:2 = scf.while (%[[T0:.*]] = %{{.*}}, %[[G0:.*]] = %[[W]])
 // CHECK:   memref.load %[[LIVE]][]
 // CHECK:   scf.condition
@@ -32,18 +37,23 @@
 // CHECK:     arith.divui %[[CAP]]
 // CHECK:     arith.minsi
 // CHECK:     func.call @pdg_g_grow_0(%[[G]], %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?x1xf32>, index, index, index) -> memref<?x?x1xf32>
-//   x, case t == 0 then case t >= 1, only for live sequences.
-// CHECK:   scf.for %[[SEQ:.*]] = %{{.*}} to %[[B]]
+//   x, case t == 0 then case t >= 1, only for live sequences, the
+//   sequences in parallel.
+// CHECK:   scf.parallel (%[[SEQ:.*]]) = (%{{.*}}) to (%[[B]]) step (%{{.*}}) {
 // CHECK:     memref.load %[[ALIVE]][%[[SEQ]]] : memref<?xi8>
 // CHECK:     func.call @g_x_0_into(
 // CHECK:     } else {
 // CHECK:     func.call @g_x_1_into(
+// CHECK:     scf.reduce
 //   w reads x[b, max(0, t - 2) : t + 1]: a view when the window does not wrap,
-//   else two copies into a scratch buffer.
+//   else two copies into this thread's scratch.
+// CHECK:   scf.parallel
 // CHECK:   affine.max
 // CHECK:   scf.if %{{.*}} -> (memref<?xf32, strided<[?], offset: ?>>) {
 // CHECK:     memref.subview %[[WIN]]
 // CHECK:   } else {
+// CHECK:     %[[ME:.*]] = func.call @pdg_thread_index() : () -> index
+// CHECK:     memref.subview %[[SCRATCH]][%[[ME]], %{{.*}}] [1, 3] [1, 1]
 // CHECK:     linalg.copy
 // CHECK:     linalg.copy
 // CHECK:   }
@@ -59,6 +69,8 @@
 // CHECK: return %[[LOOP]]#1, %[[LENGTHS]] : memref<?x?x1xf32>, memref<?xi64>
 // CHECK: func.func private @pdg_g_grow_0(memref<?x?x1xf32>, index, index, index) -> memref<?x?x1xf32> attributes {llvm.emit_c_interface}
 // CHECK: memref.global @pdg_step : memref<i64>
+// CHECK: func.func private @pdg_thread_index() -> index
+// CHECK: func.func private @pdg_thread_slots() -> index
 pdg.graph @g {
   pdg.dim @b < launch B max 4
   pdg.dim @t < dynamic T max 40 until %stop : !pdg.value<[b, t], tensor<i1>>

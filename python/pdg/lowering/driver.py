@@ -64,6 +64,9 @@ class Driver(ViewEmitter, LoopEmitter):
         self.symbols: dict[str, str] = {}  # launch symbol -> SSA
         self.buffers: dict[int, Buffer] = {}
         self.scratch: dict[tuple, tuple[str, MemRef]] = {}
+        self.thread_slots: str | None = None  # SSA: the pool's threads (scratch windows)
+        self.in_parallel = False  # emitting the inside of a parallel loop
+        self.parallel_wrappers: set[str] = set()  # wrappers called there
         self.loop: Loop | None = None
         self.udfs: list[dict] = []  # one table slot per udf call site
         self.declarations: list[str] = []
@@ -183,13 +186,24 @@ class Driver(ViewEmitter, LoopEmitter):
         v = node.value
         point = dict(point)
         opened = 0
-        for d in v.domain:
-            if d in point:
-                continue
-            extent = w.index(self.extent_of(d))
+        free = [d for d in v.domain if d not in point]
+        # Points are independent: one parallel loop over them all, which the
+        # thread pool (pdg.lowering.threads) shares out. Host callbacks stay
+        # on the calling thread, in order.
+        parallel = bool(free) and all(case.udf is None for case in node.cases)
+        for d in free:
             point[d] = w.fresh(d)
-            w.open(f"scf.for {point[d]} = {w.const(0)} to {extent} step {w.const(1)} {{")
-            opened += 1
+        if parallel:
+            extents = ", ".join(w.index(self.extent_of(d)) for d in free)
+            zeros = ", ".join([w.const(0)] * len(free))
+            ones = ", ".join([w.const(1)] * len(free))
+            ivs = ", ".join(point[d] for d in free)
+            w.open(f"scf.parallel ({ivs}) = ({zeros}) to ({extents}) step ({ones}) {{")
+        else:
+            for d in free:
+                extent = w.index(self.extent_of(d))
+                w.open(f"scf.for {point[d]} = {w.const(0)} to {extent} step {w.const(1)} {{")
+                opened += 1
         loop = self.loop
         if (
             loop
@@ -204,8 +218,13 @@ class Driver(ViewEmitter, LoopEmitter):
             on = w.op(f"arith.cmpi ne, {alive}, {w.const(0, 'i8')} : i8")
             w.open(f"scf.if {on} {{")
             opened += 1
+        self.in_parallel = parallel
         self.select_case(node, node.cases, point)
+        self.in_parallel = False
         for _ in range(opened):
+            w.close()
+        if parallel:
+            w.line("scf.reduce")
             w.close()
 
     def select_case(self, node: Node, cases: list[Case], point: dict[str, str]) -> None:
@@ -236,6 +255,8 @@ class Driver(ViewEmitter, LoopEmitter):
         w = self.w
         v = node.value
         wrapper = self.wrappers[case.body]
+        if self.in_parallel:
+            self.parallel_wrappers.add(wrapper.name)
         args = [
             self.read_view(read, point, v, wrapper.params[i]) for i, read in enumerate(case.reads)
         ]
@@ -418,23 +439,30 @@ class Driver(ViewEmitter, LoopEmitter):
         return text, abi
 
 
-# Globals of the support code (pdg.lowering.support), declared once a module.
+# Globals and functions of the support code (pdg.lowering.support and
+# .threads), declared once a module.
 GLOBALS = {
     "pdg_abort": "memref.global @pdg_abort : memref<i8>",  # set when a udf fails
     "pdg_step": "memref.global @pdg_step : memref<i64>",  # the loop's step
+    # the threads a parallel loop may run on, and this thread's number in it
+    "pdg_thread_slots": "func.func private @pdg_thread_slots() -> index",
+    "pdg_thread_index": "func.func private @pdg_thread_index() -> index",
 }
 
 
 def driver_text(
     model: LoweringModel, wrappers: dict[str, Wrapper]
-) -> tuple[str, EntryABI, set[str]]:
-    """The entry's text, its ABI, and the support globals it uses."""
+) -> tuple[str, EntryABI, set[str], set[str]]:
+    """The entry's text, its ABI, the support globals it uses, and the
+    wrappers it calls inside its parallel loops."""
     driver = Driver(model, wrappers)
     text, abi = driver.emit()
     used = {"pdg_abort"} if driver.udfs else set()
     if driver.uses_step:
         used.add("pdg_step")
-    return text, abi, used
+    if driver.thread_slots is not None:
+        used |= {"pdg_thread_slots", "pdg_thread_index"}
+    return text, abi, used, driver.parallel_wrappers
 
 
 def slot_shape(model: LoweringModel, v: Value) -> list:

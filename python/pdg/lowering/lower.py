@@ -62,12 +62,14 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
     for op in funcs.values():
         bodies.body.append(op.detach_from_parent())
     bodies, signatures = bufferize_bodies(bodies, wrappers)
-    texts, abis, used = [], [], set()
+    texts, abis, used, in_parallel = [], [], set(), set()
     for model in models:
-        text, abi, globals_used = driver_text(model, signatures)
+        text, abi, globals_used, parallel_wrappers = driver_text(model, signatures)
         texts.append(text)
         abis.append(abi)
         used |= globals_used
+        in_parallel |= parallel_wrappers
+    _mark_in_parallel(bodies, in_parallel)
     texts += [GLOBALS[name] for name in sorted(used)]
     for g in graphs:
         g.erase()
@@ -77,3 +79,14 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
     for op in list(lowered.body.operations):
         module.body.append(op.detach_from_parent())
     return abis
+
+
+def _mark_in_parallel(bodies: ir.Module, names: set[str]) -> None:
+    """Marks the wrappers the driver calls inside its parallel loops
+    (`pdg.in_parallel_loop`): pdg-parallelize-large-ops leaves their ops
+    whole, since their points already share out the threads."""
+    with bodies.context:
+        for op in bodies.body.operations:
+            fn = op.operation
+            if fn.name == "func.func" and ir.StringAttr(fn.attributes["sym_name"]).value in names:
+                fn.attributes["pdg.in_parallel_loop"] = ir.UnitAttr.get()

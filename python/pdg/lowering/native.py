@@ -21,11 +21,18 @@ from mlir.passmanager import PassManager
 from pdg import _ext
 
 TO_LLVM = (
-    "pdg-copies-to-linalg,func.func(convert-linalg-to-loops),lower-affine,"
+    "pdg-copies-to-linalg,pdg-parallelize-large-ops,pdg-register-tile-contractions,"
+    "func.func(convert-linalg-to-loops),lower-affine,"
+    # The driver's parallel loops: OpenMP ops, outlined by mlir-translate into
+    # calls of the thread pool (pdg.lowering.threads). pdg-inline-alloca-scopes
+    # drops the alloca scopes it wraps loop bodies in (they allocate nothing),
+    # which would otherwise hold several blocks after convert-scf-to-cf.
+    "convert-scf-to-openmp,pdg-inline-alloca-scopes,"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
+    "convert-vector-to-llvm,"
     "finalize-memref-to-llvm{use-generic-functions use-aligned-alloc},convert-math-to-llvm,"
     "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-    "reconcile-unrealized-casts"
+    "convert-openmp-to-llvm,reconcile-unrealized-casts"
 )
 
 
@@ -170,6 +177,17 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
             (work / "support.c").write_text(c_source)
             sources.append(str(work / "support.c"))
         _run(
-            [_linker(), "-shared", "-fPIC", "-O2", "-o", str(path), *sources, *vector_link, "-lm"],
+            [
+                _linker(),
+                "-shared",
+                "-fPIC",
+                "-O2",
+                "-o",
+                str(path),
+                *sources,
+                *vector_link,
+                "-lm",
+                "-lpthread",
+            ],
             f"linking {path.name}",
         )

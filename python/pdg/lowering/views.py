@@ -120,11 +120,21 @@ class ViewEmitter:
         w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
         w.close("} else {")
         w.depth += 1
-        scratch, stype = self.scratch_for(buf, j)
-        first = w.op(f"arith.subi {w.const(size)}, {start} : index")
-        rest = w.op(f"arith.subi {n}, {first} : index")
+        slots, slots_type = self.scratch_for(buf, j)
         point_sizes = [s for s, k in zip(sizes, kept, strict=True) if k][1:]
         zeros = [0] * len(point_sizes)
+        # This thread's own scratch: points of a parallel loop wrap at once.
+        thread = w.op("func.call @pdg_thread_index() : () -> index", "thread")
+        scratch, stype = subview(
+            w,
+            slots,
+            slots_type,
+            [thread, 0, *zeros],
+            [1, size, *point_sizes],
+            [False] + [True] * (1 + len(point_sizes)),
+        )
+        first = w.op(f"arith.subi {w.const(size)}, {start} : index")
+        rest = w.op(f"arith.subi {n}, {first} : index")
         for src_at, count, dst_at in ((start, first, 0), (0, rest, first)):
             at = list(offsets)
             at[j] = src_at
@@ -148,12 +158,18 @@ class ViewEmitter:
         return result
 
     def scratch_for(self, buf: Buffer, j: int) -> tuple[str, MemRef]:
+        """The scratch of `buf`'s circular dim `j`: one window per thread of
+        the pool (pdg_thread_slots), indexed by pdg_thread_index."""
         key = (id(buf.value), j)
         if key not in self.scratch:
             size = buf.modes[j][1]
-            shape = (size, *(p if isinstance(p, int) else DYNAMIC for p in buf.point))
+            shape = (DYNAMIC, size, *(p if isinstance(p, int) else DYNAMIC for p in buf.point))
             stype = MemRef(shape, buf.type.element)
-            dyn = [p for p in buf.point if isinstance(p, str)]
+            if self.thread_slots is None:
+                self.thread_slots = self.prologue.op(
+                    "func.call @pdg_thread_slots() : () -> index", "threads"
+                )
+            dyn = [self.thread_slots, *(p for p in buf.point if isinstance(p, str))]
             name = self.prologue.op(f"memref.alloc({', '.join(dyn)}) : {stype}", "scratch")
             self.scratch[key] = (name, stype)
         return self.scratch[key]

@@ -1,0 +1,364 @@
+//===- RegisterTileContractions.cpp - pdg-register-tile-contractions ------===//
+//
+// A contraction C[.., m, n] += A[.., m, .., k, ..] * B[.., k, .., n] on
+// buffers, lowered by convert-linalg-to-loops, loads and stores C at every
+// step of k: LLVM cannot keep the row in registers when it cannot prove
+// that C aliases neither A nor B (views of stores passed through calls, or
+// through the thread pool's packed arguments). Here the full tiles of
+// (m, n) run a micro-kernel whose accumulators are SSA vectors, carried
+// through the reduction loops: C is read once and written once per tile,
+// and each step is one broadcast of A and a fused multiply-add per vector
+// of B. Rows and columns left over, and operands whose last dim is not
+// contiguous at run time, run the op as it was.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::pdg {
+#define GEN_PASS_DEF_PDGREGISTERTILECONTRACTIONS
+#include "Passes.h.inc"
+} // namespace mlir::pdg
+
+using namespace mlir;
+
+namespace {
+
+/// Lanes of one vector: 8 floats fill an AVX2 register.
+constexpr int64_t kLanes = 8;
+
+/// How a linalg.generic is a contraction. Loop numbers are the op's.
+struct Contraction {
+  unsigned n;                          // output's last dim, last in B
+  std::optional<unsigned> m;           // output's second-last dim, in A only
+  SmallVector<unsigned> outer;         // other parallel loops
+  SmallVector<unsigned> reductions;    // summed loops
+  unsigned a, b;                       // input operand numbers
+};
+
+/// True if the body is `out + x * y` (either order) of the two inputs.
+bool isMultiplyAdd(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(&body.front());
+  auto add = dyn_cast<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!mul || !add || !yield || yield.getValues().size() != 1 ||
+      yield.getValues()[0] != add.getResult())
+    return false;
+  Value in0 = body.getArgument(0), in1 = body.getArgument(1), out = body.getArgument(2);
+  bool inputs = (mul.getLhs() == in0 && mul.getRhs() == in1) ||
+                (mul.getLhs() == in1 && mul.getRhs() == in0);
+  bool accumulates = (add.getLhs() == out && add.getRhs() == mul.getResult()) ||
+                     (add.getRhs() == out && add.getLhs() == mul.getResult());
+  return inputs && accumulates;
+}
+
+bool uses(AffineMap map, unsigned dim) { return map.isFunctionOfDim(dim); }
+
+std::optional<Contraction> match(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  // The kernel reads C once per tile: an output that is also an input
+  // would see its updates at every step in the loops, not in the kernel.
+  Value out = op.getDpsInitOperand(0)->get();
+  if (out == op.getDpsInputOperand(0)->get() || out == op.getDpsInputOperand(1)->get())
+    return std::nullopt;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    if (!t || !t.getElementType().isF32())
+      return std::nullopt;
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (AffineMap map : maps)
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return std::nullopt;
+  if (!isMultiplyAdd(op))
+    return std::nullopt;
+  AffineMap outMap = maps[2];
+  if (outMap.getNumResults() == 0)
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  Contraction c;
+  c.n = outMap.getDimPosition(outMap.getNumResults() - 1);
+  if (!linalg::isParallelIterator(iterators[c.n]))
+    return std::nullopt;
+  // B: the input with n as its last dim; A must not read along n.
+  bool foundB = false;
+  for (unsigned i : {0u, 1u}) {
+    AffineMap map = maps[i];
+    if (map.getNumResults() > 0 && map.getDimPosition(map.getNumResults() - 1) == c.n &&
+        !uses(maps[1 - i], c.n)) {
+      c.b = i;
+      c.a = 1 - i;
+      foundB = true;
+    }
+  }
+  if (!foundB)
+    return std::nullopt;
+  if (outMap.getNumResults() >= 2) {
+    unsigned m = outMap.getDimPosition(outMap.getNumResults() - 2);
+    if (uses(maps[c.a], m) && !uses(maps[c.b], m))
+      c.m = m;
+  }
+  for (unsigned d = 0; d < op.getNumLoops(); ++d) {
+    if (d == c.n || (c.m && d == *c.m))
+      continue;
+    if (linalg::isReductionIterator(iterators[d]))
+      c.reductions.push_back(d);
+    else
+      c.outer.push_back(d);
+  }
+  if (c.reductions.empty())
+    return std::nullopt;
+  return c;
+}
+
+/// The indices of `operand` (through its indexing map) at loop values `at`.
+SmallVector<Value> indicesAt(AffineMap map, ArrayRef<Value> at) {
+  SmallVector<Value> indices;
+  for (unsigned r = 0; r < map.getNumResults(); ++r)
+    indices.push_back(at[map.getDimPosition(r)]);
+  return indices;
+}
+
+/// An operand whose last stride must be 1 for vector.load and vector.store:
+/// its strided metadata (read once), whether the stride is 1 (a constant
+/// true when the type says so), and, in the branch where it is, the view
+/// with that unit stride in its type.
+struct Contiguous {
+  memref::ExtractStridedMetadataOp meta;
+  Value isUnit;
+
+  Contiguous(OpBuilder &b, Location loc, Value source) {
+    meta = memref::ExtractStridedMetadataOp::create(b, loc, source);
+    auto type = cast<MemRefType>(source.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (succeeded(type.getStridesAndOffset(strides, offset)) && strides.back() == 1) {
+      isUnit = arith::ConstantIntOp::create(b, loc, 1, 1);
+      return;
+    }
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    isUnit = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, meta.getStrides().back(), one);
+  }
+
+  Value view(OpBuilder &b, Location loc) {
+    auto type = cast<MemRefType>(meta.getSource().getType());
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> sizes, strides;
+    for (int64_t i = 0; i < rank; ++i) {
+      sizes.push_back(meta.getSizes()[i]);
+      strides.push_back(i + 1 == rank ? OpFoldResult(b.getIndexAttr(1))
+                                      : OpFoldResult(meta.getStrides()[i]));
+    }
+    SmallVector<int64_t> layout(rank, ShapedType::kDynamic);
+    layout.back() = 1;
+    auto resultType = MemRefType::get(
+        SmallVector<int64_t>(rank, ShapedType::kDynamic), type.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, layout),
+        type.getMemorySpace());
+    return memref::ReinterpretCastOp::create(b, loc, resultType, meta.getBaseBuffer(),
+                                             meta.getOffset(), sizes, strides);
+  }
+};
+
+/// A copy of `op` over the sub-ranges (loop, (offset, size)) of `parts`:
+/// its operands are the matching subviews.
+void runPart(OpBuilder &b, linalg::GenericOp op,
+             ArrayRef<std::pair<unsigned, std::pair<Value, Value>>> parts) {
+  Location loc = op.getLoc();
+  SmallVector<Value> operands;
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (unsigned r = 0; r < map.getNumResults(); ++r) {
+      unsigned dim = map.getDimPosition(r);
+      OpFoldResult offset = b.getIndexAttr(0), size = memref::getMixedSize(b, loc, operand.get(), r);
+      for (auto &[d, range] : parts)
+        if (d == dim) {
+          offset = range.first;
+          size = range.second;
+        }
+      offsets.push_back(offset);
+      sizes.push_back(size);
+      strides.push_back(b.getIndexAttr(1));
+    }
+    operands.push_back(memref::SubViewOp::create(b, loc, operand.get(), offsets, sizes, strides));
+  }
+  IRMapping mapping;
+  for (auto [old, now] : llvm::zip(op->getOperands(), operands))
+    mapping.map(old, now);
+  b.clone(*op, mapping);
+}
+
+struct RegisterTileContractions
+    : mlir::pdg::impl::PdgRegisterTileContractionsBase<RegisterTileContractions> {
+  void runOnOperation() override {
+    SmallVector<std::pair<linalg::GenericOp, Contraction>> found;
+    getOperation()->walk([&](linalg::GenericOp op) {
+      if (auto c = match(op))
+        found.push_back({op, *c});
+    });
+    IRRewriter rewriter(&getContext());
+    for (auto &[op, c] : found) {
+      rewrite(rewriter, op, c);
+      ++numTiled;
+    }
+  }
+
+  void rewrite(IRRewriter &b, linalg::GenericOp op, const Contraction &c) {
+    Location loc = op.getLoc();
+    b.setInsertionPoint(op);
+    // Rows x vectors per tile: 4 x 2 (8 accumulators, 2 loads of B, one
+    // broadcast of A: 11 of 16 AVX2 registers); a product without rows (a
+    // matrix-vector product) takes up to 8 vectors of one row.
+    // A static row narrower than the tile takes fewer vectors (a 32-wide
+    // matrix-vector product: 4), so that the kernel still covers it.
+    int64_t rows = c.m ? 4 : 1, vectors = c.m ? 2 : 8;
+    int64_t width = op.getStaticLoopRanges()[c.n];
+    if (!ShapedType::isDynamic(width))
+      vectors = std::clamp<int64_t>(width / kLanes, 1, vectors);
+    int64_t cols = vectors * kLanes;
+    SmallVector<Range> loops = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
+    auto size = [&](unsigned d) { return getValueOrCreateConstantIndexOp(b, loc, loops[d].size); };
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value n = size(c.n);
+    Value m = c.m ? size(*c.m) : one;
+    auto floorTo = [&](Value v, int64_t k) {
+      Value step = arith::ConstantIndexOp::create(b, loc, k);
+      return arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, v, step), step)
+          .getResult();
+    };
+    Value mMain = floorTo(m, rows), nMain = floorTo(n, cols);
+
+    Value inA = op.getDpsInputOperand(c.a)->get(), inB = op.getDpsInputOperand(c.b)->get();
+    Value outC = op.getDpsInitOperand(0)->get();
+    Contiguous contiguousB(b, loc, inB), contiguousC(b, loc, outC);
+    Value contiguous = arith::AndIOp::create(b, loc, contiguousB.isUnit, contiguousC.isUnit);
+    auto branch = scf::IfOp::create(b, loc, contiguous, /*withElseRegion=*/true);
+    // Not contiguous: the op as it was.
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    b.clone(*op);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    Value viewB = contiguousB.view(b, loc);
+    Value viewC = contiguousC.view(b, loc);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    AffineMap mapA = maps[c.a], mapB = maps[c.b], mapC = maps[2];
+    auto vecType = VectorType::get({kLanes}, b.getF32Type());
+
+    // Loops over the other parallel dims, then the tiles of (m, n).
+    SmallVector<Value> at(op.getNumLoops(), zero);
+    std::function<void(size_t)> outer = [&](size_t k) {
+      if (k < c.outer.size()) {
+        unsigned d = c.outer[k];
+        auto loop = scf::ForOp::create(b, loc, zero, size(d), one);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        at[d] = loop.getInductionVar();
+        outer(k + 1);
+        return;
+      }
+      auto mLoop = scf::ForOp::create(b, loc, zero, mMain,
+                                      arith::ConstantIndexOp::create(b, loc, rows));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(mLoop.getBody());
+      auto nLoop = scf::ForOp::create(b, loc, zero, nMain,
+                                      arith::ConstantIndexOp::create(b, loc, cols));
+      b.setInsertionPointToStart(nLoop.getBody());
+      Value m0 = mLoop.getInductionVar(), n0 = nLoop.getInductionVar();
+      auto rowAt = [&](int64_t i) {
+        return arith::AddIOp::create(b, loc, m0, arith::ConstantIndexOp::create(b, loc, i))
+            .getResult();
+      };
+      auto colAt = [&](int64_t j) {
+        return arith::AddIOp::create(b, loc, n0,
+                                     arith::ConstantIndexOp::create(b, loc, j * kLanes))
+            .getResult();
+      };
+      SmallVector<Value> rowIdx, colIdx;
+      for (int64_t i = 0; i < rows; ++i)
+        rowIdx.push_back(rowAt(i));
+      for (int64_t j = 0; j < vectors; ++j)
+        colIdx.push_back(colAt(j));
+      // Accumulators: the tile of C as it is.
+      SmallVector<Value> acc;
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < vectors; ++j) {
+          if (c.m)
+            at[*c.m] = rowIdx[i];
+          at[c.n] = colIdx[j];
+          acc.push_back(vector::LoadOp::create(b, loc, vecType, viewC, indicesAt(mapC, at)));
+        }
+      // The reduction loops, carrying the accumulators.
+      std::function<SmallVector<Value>(size_t, ValueRange)> reduce =
+          [&](size_t k, ValueRange carried) -> SmallVector<Value> {
+        if (k == c.reductions.size()) {
+          SmallVector<Value> bv;
+          for (int64_t j = 0; j < vectors; ++j) {
+            at[c.n] = colIdx[j];
+            bv.push_back(vector::LoadOp::create(b, loc, vecType, viewB, indicesAt(mapB, at)));
+          }
+          SmallVector<Value> next;
+          for (int64_t i = 0; i < rows; ++i) {
+            if (c.m)
+              at[*c.m] = rowIdx[i];
+            Value a = memref::LoadOp::create(b, loc, inA, indicesAt(mapA, at));
+            Value av = vector::BroadcastOp::create(b, loc, vecType, a);
+            for (int64_t j = 0; j < vectors; ++j)
+              next.push_back(
+                  vector::FMAOp::create(b, loc, av, bv[j], carried[i * vectors + j]));
+          }
+          return next;
+        }
+        unsigned d = c.reductions[k];
+        auto loop = scf::ForOp::create(b, loc, zero, size(d), one, carried);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        at[d] = loop.getInductionVar();
+        SmallVector<Value> next = reduce(k + 1, loop.getRegionIterArgs());
+        scf::YieldOp::create(b, loc, next);
+        return SmallVector<Value>(loop.getResults());
+      };
+      SmallVector<Value> sums = reduce(0, acc);
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < vectors; ++j) {
+          if (c.m)
+            at[*c.m] = rowIdx[i];
+          at[c.n] = colIdx[j];
+          vector::StoreOp::create(b, loc, sums[i * vectors + j], viewC, indicesAt(mapC, at));
+        }
+    };
+    outer(0);
+
+    // What the tiles leave: rows [mMain, m) over all columns, then columns
+    // [nMain, n) of the tiled rows.
+    // A static extent that the tiles cover needs no part.
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    auto covered = [&](unsigned d, int64_t tile) {
+      return !ShapedType::isDynamic(extents[d]) && extents[d] % tile == 0;
+    };
+    Value mLeft = arith::SubIOp::create(b, loc, m, mMain);
+    Value nLeft = arith::SubIOp::create(b, loc, n, nMain);
+    if (c.m && !covered(*c.m, rows))
+      runPart(b, op, {{*c.m, {mMain, mLeft}}});
+    SmallVector<std::pair<unsigned, std::pair<Value, Value>>> columns = {{c.n, {nMain, nLeft}}};
+    if (c.m)
+      columns.push_back({*c.m, {zero, mMain}});
+    if (!covered(c.n, cols))
+      runPart(b, op, columns);
+    b.eraseOp(op);
+  }
+};
+
+} // namespace

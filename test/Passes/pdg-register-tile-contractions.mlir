@@ -1,0 +1,172 @@
+// pdg-register-tile-contractions: the full tiles of a contraction's output
+// live in vector registers through its summed loops; what is left over, and
+// operands whose last stride is not 1 at run time, run the op as it was.
+// RUN: pdg-opt %s --split-input-file --pdg-register-tile-contractions | FileCheck %s
+
+// A weight gradient, dW[k, n] += x[p, k] * g[p, n] summed over p: tiles of
+// 4 rows x 2 vectors of 8, 8 accumulators carried through the loop over p.
+// 130 rows leave 2; 64 columns leave none (no column part).
+// CHECK-LABEL: func.func @weight_gradient(
+// CHECK-SAME: %[[X:[^:]*]]: memref<?x130xf32, strided<[?, ?], offset: ?>>, %[[G:[^:]*]]: memref<?x64xf32, strided<[?, ?], offset: ?>>, %[[DW:[^:]*]]: memref<130x64xf32, strided<[?, ?], offset: ?>>)
+//   Run-time check: g and dW have unit last strides. Their metadata is read
+//   once, for the check and for the views with a static unit stride.
+// CHECK: %[[GB:.*]], %{{.*}}, %{{.*}}:2, %[[GS:.*]]:2 = memref.extract_strided_metadata %[[G]]
+// CHECK: arith.cmpi eq, %[[GS]]#1
+// CHECK: %[[DB:.*]], %{{.*}}, %{{.*}}:2, %[[DS:.*]]:2 = memref.extract_strided_metadata %[[DW]]
+// CHECK: arith.cmpi eq, %[[DS]]#1
+// CHECK: %[[OK:.*]] = arith.andi
+// CHECK: scf.if %[[OK]] {
+// CHECK-NOT: extract_strided_metadata
+// CHECK:   %[[GV:.*]] = memref.reinterpret_cast %[[GB]] {{.*}} to memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK:   %[[DWV:.*]] = memref.reinterpret_cast %[[DB]] {{.*}} to memref<?x?xf32, strided<[?, 1], offset: ?>>
+// CHECK:   scf.for %[[M0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:     scf.for %[[N0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-COUNT-8: vector.load %[[DWV]]
+// CHECK:       %[[SUMS:.*]]:8 = scf.for %[[P:.*]] = {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK-COUNT-2: vector.load %[[GV]][%[[P]], %{{.*}}] : memref<?x?xf32, strided<[?, 1], offset: ?>>, vector<8xf32>
+// CHECK:         memref.load %[[X]][%[[P]], %{{.*}}]
+// CHECK:         vector.broadcast
+// CHECK-COUNT-2: vector.fma
+// CHECK:         scf.yield
+// CHECK-COUNT-8: vector.store %[[SUMS]]#{{.}}, %[[DWV]]
+//   The 2 rows left: the op on subviews.
+// CHECK:   memref.subview %[[DW]][%{{.*}}, 0] [%{{.*}}, 64] [1, 1]
+// CHECK:   linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: } else {
+// CHECK:   linalg.generic
+// CHECK: }
+func.func @weight_gradient(%x: memref<?x130xf32, strided<[?, ?], offset: ?>>, %g: memref<?x64xf32, strided<[?, ?], offset: ?>>, %dw: memref<130x64xf32, strided<[?, ?], offset: ?>>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(p, k, n) -> (p, k)>, affine_map<(p, k, n) -> (p, n)>,
+                     affine_map<(p, k, n) -> (k, n)>],
+    iterator_types = ["reduction", "parallel", "parallel"]
+  } ins(%x, %g : memref<?x130xf32, strided<[?, ?], offset: ?>>, memref<?x64xf32, strided<[?, ?], offset: ?>>) outs(%dw : memref<130x64xf32, strided<[?, ?], offset: ?>>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A matrix-vector product y[n] += x[k] * W[k, n] (no rows): 8 vectors of
+// one row; the identity layouts need no run-time test of their strides.
+// 100 columns: one tile of 64, 36 left.
+// CHECK-LABEL: func.func @matvec(
+// CHECK-NOT: arith.cmpi
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: %{{.*}}:8 = scf.for
+// CHECK-COUNT-8: vector.fma
+// CHECK: memref.subview %arg2[%{{.*}}] [%{{.*}}] [1]
+// CHECK: linalg.generic
+func.func @matvec(%x: memref<32xf32>, %w: memref<32x100xf32>, %y: memref<100xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>,
+                     affine_map<(n, k) -> (n)>],
+    iterator_types = ["parallel", "reduction"]
+  } ins(%x, %w : memref<32xf32>, memref<32x100xf32>) outs(%y : memref<100xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A 32-wide row takes 4 vectors, the whole row: no part left.
+// CHECK-LABEL: func.func @narrow_matvec(
+// CHECK: %{{.*}}:4 = scf.for
+// CHECK-COUNT-4: vector.fma
+// CHECK-NOT: linalg.generic
+// CHECK: } else {
+// CHECK: linalg.generic
+func.func @narrow_matvec(%x: memref<32xf32>, %w: memref<32x32xf32>, %y: memref<32xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>,
+                     affine_map<(n, k) -> (n)>],
+    iterator_types = ["parallel", "reduction"]
+  } ins(%x, %w : memref<32xf32>, memref<32x32xf32>) outs(%y : memref<32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Not contractions of this shape: left alone. B read along n but not last
+// (a transposed weight); a body that is not a multiply-add; an output that
+// is an input; f64.
+// CHECK-LABEL: func.func @transposed(
+// CHECK-NOT: vector.fma
+// CHECK: linalg.generic
+func.func @transposed(%x: memref<32xf32>, %w: memref<100x32xf32>, %y: memref<100xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (n, k)>,
+                     affine_map<(n, k) -> (n)>],
+    iterator_types = ["parallel", "reduction"]
+  } ins(%x, %w : memref<32xf32>, memref<100x32xf32>) outs(%y : memref<100xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @max_of_products(
+// CHECK-NOT: vector.fma
+// CHECK: linalg.generic
+func.func @max_of_products(%x: memref<32xf32>, %w: memref<32x100xf32>, %y: memref<100xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>,
+                     affine_map<(n, k) -> (n)>],
+    iterator_types = ["parallel", "reduction"]
+  } ins(%x, %w : memref<32xf32>, memref<32x100xf32>) outs(%y : memref<100xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.maximumf %m, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// An output that is also an input: the loops see its updates, the kernel
+// would not.
+// CHECK-LABEL: func.func @output_is_input(
+// CHECK-NOT: vector.fma
+// CHECK: linalg.generic
+func.func @output_is_input(%x: memref<32xf32>, %y: memref<32x32xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%x, %y : memref<32xf32>, memref<32x32xf32>) outs(%y : memref<32x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+// CHECK-LABEL: func.func @double(
+// CHECK-NOT: vector.fma
+// CHECK: linalg.generic
+func.func @double(%x: memref<32xf64>, %w: memref<32x100xf64>, %y: memref<100xf64>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>,
+                     affine_map<(n, k) -> (n)>],
+    iterator_types = ["parallel", "reduction"]
+  } ins(%x, %w : memref<32xf64>, memref<32x100xf64>) outs(%y : memref<100xf64>) {
+  ^bb0(%a: f64, %b: f64, %acc: f64):
+    %m = arith.mulf %a, %b : f64
+    %s = arith.addf %m, %acc : f64
+    linalg.yield %s : f64
+  }
+  return
+}

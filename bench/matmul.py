@@ -1,10 +1,10 @@
 """Body code generation on matrix products: y = (x @ w1) @ w2 for B rows
 of width d, compiled per row (matrix-vector bodies) and with the rows
 folded into the point type (pdg-vectorize: matrix-product bodies), against
-NumPy's BLAS on one thread in the same run. Prints GFLOP/s and writes
-results/matmul.json.
+NumPy's BLAS in the same run. Prints GFLOP/s and writes results/matmul.json.
+Run both on one thread to compare the code itself:
 
-    OPENBLAS_NUM_THREADS=1 python bench/matmul.py          # d = 32, 64, 128; B = 2048
+    OPENBLAS_NUM_THREADS=1 PDG_NUM_THREADS=1 python bench/matmul.py   # d = 32, 64, 128; B = 2048
 """
 
 from __future__ import annotations

@@ -138,7 +138,8 @@ pdg.graph @backward_recurrence {
 
 // -----
 
-// ...but not along a dynamic dim, whose end is found by running forward.
+// ...and along a dynamic dim once its end is known: a later loop replays
+// the steps backward (the gradient of a generation loop).
 pdg.graph @backward_dynamic {
   pdg.dim @t < dynamic T max 8 until %done : !pdg.value<[t], tensor<i1>>
   %g = pdg.input "g" : !pdg.value<[], tensor<f32>>
@@ -146,7 +147,30 @@ pdg.graph @backward_dynamic {
     %f = arith.constant dense<false> : tensor<i1>
     pdg.yield %f : tensor<i1>
   }
-  // expected-error @+1 {{reads 'd'[(t + 1)] at a later point of dynamic dim 't' (e.g. distance [T = 2] -> [-1]): a recurrence that runs backward along 't'}}
+  %d = pdg.node "d" [t] -> tensor<f32>
+    case (t <= T - 2) (%n = %d[t + 1] : !pdg.value<[t], tensor<f32>>, %a = %g[] : !pdg.value<[], tensor<f32>>) {
+      %s = arith.addf %n, %a : tensor<f32>
+      pdg.yield %s : tensor<f32>
+    }
+    default (%a = %g[] : !pdg.value<[], tensor<f32>>) {
+      pdg.yield %a : tensor<f32>
+    }
+  pdg.output "d" %d : !pdg.value<[t], tensor<f32>>
+}
+
+// -----
+
+// But not when the dim ends on the backward recurrence itself: its end is
+// found only by running forward.
+pdg.graph @backward_dynamic_ends_on_it {
+  pdg.dim @t < dynamic T max 8 until %done : !pdg.value<[t], tensor<i1>>
+  %g = pdg.input "g" : !pdg.value<[], tensor<f32>>
+  %done = pdg.node "done" [t] (%a = %d[t] : !pdg.value<[t], tensor<f32>>) -> tensor<i1> {
+    %z = arith.constant dense<0.0> : tensor<f32>
+    %c = arith.cmpf ogt, %a, %z : tensor<f32>
+    pdg.yield %c : tensor<i1>
+  }
+  // expected-error @+1 {{reads 'd'[(t + 1)] at a later point of dynamic dim 't' (e.g. distance [T = 2] -> [-1]), and 't' ends on a value that depends on it}}
   %d = pdg.node "d" [t] -> tensor<f32>
     case (t <= T - 2) (%n = %d[t + 1] : !pdg.value<[t], tensor<f32>>, %a = %g[] : !pdg.value<[], tensor<f32>>) {
       %s = arith.addf %n, %a : tensor<f32>

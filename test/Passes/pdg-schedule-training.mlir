@@ -90,7 +90,7 @@ pdg.graph @iterations {
 // keeps every step; d only the step before.
 // CHECK-LABEL: pdg.graph @two_nests
 // CHECK: %h = pdg.node "h" {{.*}}group = 1 : i64, loops = ["t"], order = 1 : i64, phase = "loop", stage = 0
-// CHECK: %d = pdg.node "d" {{.*}}group = 3 : i64, loops = ["t"], order = 2 : i64, phase = "loop", reverse, stage = 0
+// CHECK: %d = pdg.node "d" {{.*}}group = 3 : i64, loops = ["t"], order = 2 : i64, phase = "loop", reverse = ["t"], stage = 0
 // CHECK: %total = pdg.node "total" {{.*}}group = 4 : i64, loops = [], order = 3 : i64, phase = "after"
 // STORE-LABEL: pdg.graph @two_nests
 // STORE: %h = pdg.node "h" {{.*}}#pdg.store<full, [8]>

@@ -1,6 +1,6 @@
 """Loop nests: which values run together in one loop over a sequential dim,
 in which direction, and in what order the nests and the values computed
-whole between them run.
+whole between them run; and inside a nest, the same again one level down.
 
 Groups are numbered in execution order. Even groups hold values without a
 sequential dim, each computed whole; odd groups are loop nests over one
@@ -15,6 +15,14 @@ group sees a finished value; a read inside a nest must look at the current
 step or one already done in the nest's direction. A nest's direction is set
 by the first recurrence placed in it; a read that does not fit opens the
 next nest.
+
+Nests inside nests: the members of a nest that still have a sequential dim
+of their own (a generation loop over t inside a training loop over i) are
+grouped again, the same way, with the nest's dim fixed. At that level the
+reads the nest carries (from an earlier step of it: the weights of the
+iteration before) are satisfied by its order and leave the graph, so one
+iteration's values split into their own nests and whole computations. A
+value's `path` is its group number at each level, outermost first.
 """
 
 from __future__ import annotations
@@ -26,6 +34,8 @@ from .graph import Graph, Read, Value
 from .polyhedral import Polyhedral
 from .roles import dim_roles
 
+Path = tuple[int, ...]
+
 
 @dataclass
 class Nest:
@@ -36,15 +46,40 @@ class Nest:
 
 @dataclass
 class Grouping:
-    group: dict[int, int]  # id(value) -> group number (inputs: -1)
-    nests: dict[int, Nest]  # odd group number -> its loop
+    paths: dict[int, Path]  # id(value) -> group number per level (inputs: (-1,))
+    nests: dict[Path, Nest]  # path of a nest (its last group odd) -> its loop
 
     def of(self, v: Value) -> int:
-        return self.group[id(v)]
+        """The group at the outermost level."""
+        return self.paths[id(v)][0]
+
+    def path(self, v: Value) -> Path:
+        return self.paths[id(v)]
+
+    def enclosing(self, v: Value) -> list[Path]:
+        """The nests v runs in, outermost first."""
+        p = self.paths[id(v)]
+        return [p[: k + 1] for k in range(len(p)) if p[: k + 1] in self.nests]
+
+    def loops(self, v: Value) -> list[str]:
+        return [self.nests[n].dim for n in self.enclosing(v)]
+
+    def reversed_loops(self, v: Value) -> list[str]:
+        """The dims of v's nests that step backward."""
+        return [self.nests[n].dim for n in self.enclosing(v) if self.nests[n].reverse]
 
     def reverse(self, v: Value) -> bool:
-        nest = self.nests.get(self.of(v))
-        return bool(nest and nest.reverse)
+        """Whether v's innermost nest steps backward."""
+        nests = self.enclosing(v)
+        return bool(nests and self.nests[nests[-1]].reverse)
+
+    def runs_inside(self, consumer: Value, v: Value, dim: str) -> bool:
+        """Whether `consumer` runs inside v's nest over `dim` (and so sees
+        v's steps as they come, not after the nest)."""
+        for n in self.enclosing(v):
+            if self.nests[n].dim == dim:
+                return self.paths[id(consumer)][: len(n)] == n
+        return False
 
 
 def loop_groups(graph: Graph, poly: Polyhedral | None = None) -> Grouping:
@@ -53,23 +88,61 @@ def loop_groups(graph: Graph, poly: Polyhedral | None = None) -> Grouping:
         return poly.groups
     roles = dim_roles(graph, poly)
     sequential = [d for d in graph.dims if roles[d] == "sequential"]
-    comp = components(graph)
+    paths: dict[int, Path] = {}
+    nests: dict[Path, Nest] = {}
+
+    def place(values: list[Value], reads: list[Read], fixed: list[str], prefix: Path) -> None:
+        free = [d for d in sequential if d not in fixed]
+        group, level = _level(graph, poly, values, reads, free)
+        for v in values:
+            paths[id(v)] = prefix + (group[id(v)],)
+        for g, nest in sorted(level.items()):
+            key = prefix + (g,)
+            nests[key] = nest
+            inner = [v for v in values if group[id(v)] == g]
+            left = [d for d in free if d != nest.dim]
+            if not any(d in v.domain for v in inner for d in left):
+                continue  # one level: every member runs at each step
+            ids = {id(v) for v in inner}
+            kept = [
+                r
+                for r in reads
+                if id(r.producer) in ids and id(r.consumer) in ids and not _carried(poly, r, nest)
+            ]
+            place(inner, kept, [*fixed, nest.dim], key)
+
+    place(list(graph.values), list(graph.reads), [], ())
+    result = Grouping(paths, nests)
+    poly.groups = result
+    return result
+
+
+def _level(graph: Graph, poly: Polyhedral, values: list[Value], reads: list[Read], sequential):
+    """Groups of `values` at one level (id -> group number) and the nests
+    among them (odd group -> Nest), given the `reads` between them and the
+    sequential dims not yet fixed by an enclosing nest."""
+    comp = components(graph, reads)
     members: dict[int, list[Value]] = {}
-    for v in graph.values:
+    for v in values:
         members.setdefault(comp[id(v)], []).append(v)
+    here = {id(v) for v in values}
 
     group: dict[int, int] = {}
     nests: dict[int, Nest] = {}
-    for c in _topological(graph, comp, members):
+    for c in _topological(reads, comp, members):
         vals = members[c]
         if all(v.kind == "input" for v in vals):
             for v in vals:
                 group[id(v)] = -1
             continue
         inside = {id(v) for v in vals}
-        reads = [r for v in vals for r in v.reads]
-        own = [r for r in reads if id(r.producer) in inside]
-        outer = [r for r in reads if id(r.producer) not in inside and r.producer.kind != "input"]
+        mine = [r for r in reads if id(r.consumer) in inside]
+        own = [r for r in mine if id(r.producer) in inside]
+        outer = [
+            r
+            for r in mine
+            if id(r.producer) in here and id(r.producer) not in inside and r.producer.kind != "input"
+        ]
         dims = [d for d in sequential if all(d in v.domain for v in vals)]
         recurrence = _recurrence(poly, own, sequential)
         if not dims:  # computed whole: after every group it reads
@@ -92,9 +165,21 @@ def loop_groups(graph: Graph, poly: Polyhedral | None = None) -> Grouping:
                 nest.reverse = want
         for v in vals:
             group[id(v)] = g
-    result = Grouping(group, nests)
-    poly.groups = result
-    return result
+    return group, nests
+
+
+def _carried(poly: Polyhedral, r: Read, nest: Nest) -> bool:
+    """Whether every point of r reads a step the nest has already done: the
+    nest's order satisfies it, so it does not order the nest's members
+    within a step."""
+    deltas = poly.distances(r, nest.dim)
+    if deltas is None:
+        return False
+    if nest.reverse:
+        high = poly.upper_bound(deltas)
+        return high is not None and high <= -1
+    low = poly.lower_bound(deltas)
+    return low is not None and low >= 1
 
 
 def _recurrence(poly, own: list[Read], sequential: list[str]) -> tuple[str, bool] | None:
@@ -162,12 +247,14 @@ def _fits(nest: Nest, dim: str, want: bool | None, joined: list[Read], poly) -> 
     )
 
 
-def _topological(graph: Graph, comp: dict[int, int], members: dict) -> list[int]:
+def _topological(reads: list[Read], comp: dict[int, int], members: dict) -> list[int]:
     """Components, producers first (Kahn's algorithm on the condensation)."""
     after: dict[int, set[int]] = {c: set() for c in members}
     count: dict[int, int] = dict.fromkeys(members, 0)
-    for r in graph.reads:
+    for r in reads:
         p, c = comp[id(r.producer)], comp[id(r.consumer)]
+        if p not in members or c not in members:
+            continue
         if p != c and c not in after[p]:
             after[p].add(c)
             count[c] += 1

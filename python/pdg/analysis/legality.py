@@ -20,7 +20,7 @@ from mlir import ir
 from .cycles import components
 from .graph import Graph, Read
 from .polyhedral import Polyhedral, example_point
-from .roles import dim_roles
+from .roles import carried, dim_roles
 
 
 @dataclass
@@ -83,36 +83,63 @@ def check_legality(graph: Graph, poly: Polyhedral | None = None) -> list[Problem
             )
     problems += _group_symbol_problems(graph)
     roles = dim_roles(graph, poly)
-    comp = components(graph)
+    # Dims from the outermost, as roles.py: the reads a loop carries (from an
+    # earlier step of it: the weights of the iteration before) are kept by
+    # its order and leave the graph, so the cycles inside one step of it are
+    # judged by themselves (a pass over a finished sequence inside a
+    # training loop may read its last step).
+    reads = list(graph.reads)
     looks_back: set[tuple[int, str]] = set()  # (cycle, dim) with a read of an earlier point
     found = []
-    for read in graph.reads:
-        if comp[id(read.consumer)] != comp[id(read.producer)]:
+    for dim, role in roles.items():
+        if role != "sequential":
             continue
-        for dim, role in roles.items():
+        comp = components(graph, reads)
+        for read in reads:
             deltas = poly.distances(read, dim)
-            if role != "sequential" or deltas is None:
+            if comp[id(read.consumer)] != comp[id(read.producer)] or deltas is None:
                 continue
             negative = isl.Set("{ [x] : x < 0 }").align_params(deltas.get_space())
             ahead = deltas.intersect(negative)
             if not ahead.is_empty():
-                found.append((read, dim, ahead))
+                found.append((read, dim, ahead, comp))
             elif not deltas.is_subset(isl.Set("{ [0] }").align_params(deltas.get_space())):
                 looks_back.add((comp[id(read.consumer)], dim))
-    for read, dim, ahead in found:
+        reads = [r for r in reads if not carried(poly, r, dim)]
+    # A recurrence running backward along a dynamic dim is fine once the
+    # dim's end is known (the gradient of a generation loop): it runs in a
+    # later loop, unless the end depends on it.
+    for read, dim, ahead, comp in found:
         if (comp[id(read.consumer)], dim) in looks_back:
             message = (
                 f"reads {_describe(read)} from the future of sequential dim '{dim}' "
                 f"inside a cycle of values (e.g. distance {example_point(ahead)}); "
                 f"read an earlier point such as {dim} - 1"
             )
-        elif graph.dims[dim].kind == "dynamic":
+        elif graph.dims[dim].kind == "dynamic" and _ends_on(graph, graph.dims[dim], read):
             message = (
                 f"reads {_describe(read)} at a later point of dynamic dim '{dim}' "
-                f"(e.g. distance {example_point(ahead)}): a recurrence that runs backward "
-                f"along '{dim}', whose end is found only by running forward"
+                f"(e.g. distance {example_point(ahead)}), and '{dim}' ends on a value that "
+                f"depends on it: a recurrence that runs backward along '{dim}' needs its end, "
+                "which is found only by running forward"
             )
         else:
             continue  # a recurrence that runs backward: its loop steps from the end
         problems.append(Problem(message, read.consumer.op.location))
     return problems
+
+
+def _ends_on(graph: Graph, dim, read: Read) -> bool:
+    """Whether the `until` value of `dim` depends on read's consumer."""
+    if dim.until is None:
+        return False
+    seen, todo = set(), [graph.value(dim.until)]
+    while todo:
+        v = todo.pop()
+        if v is read.consumer:
+            return True
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        todo += [r.producer for r in v.reads]
+    return False

@@ -36,7 +36,7 @@ def dim_roles(graph: Graph, poly: Polyhedral | None = None) -> dict[str, str]:
         if roles[dim] != "sequential" and _needs_loop(graph, poly, reads, dim):
             roles[dim] = "sequential"
         if roles[dim] == "sequential":
-            reads = [r for r in reads if not _carried(poly, r, dim)]
+            reads = [r for r in reads if not carried(poly, r, dim)]
     poly.roles = roles
     return roles
 
@@ -58,7 +58,7 @@ def _needs_loop(graph: Graph, poly: Polyhedral, reads: list, dim: str) -> bool:
     return back and not ahead
 
 
-def _carried(poly: Polyhedral, read, dim: str) -> bool:
+def carried(poly: Polyhedral, read, dim: str) -> bool:
     """Whether every point of the read is at an earlier step along dim."""
     deltas = poly.distances(read, dim)
     if deltas is None:

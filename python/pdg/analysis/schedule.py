@@ -6,12 +6,14 @@ if they read a nest's values, each whole and after the values it reads. In a
 nest, a read of the current step orders producer before consumer; values at
 the same depth (`stage`) of that order do not depend on each other in a
 step and may overlap. The `group` numbers the nests (odd) and the whole
-computations between them (even) in execution order; `reverse` marks a nest
-that steps backward."""
+computations between them (even) in execution order; inside a nest whose
+members have nests of their own, `nest` gives the group at each level
+below (groups.py); `loops` are the dims of the nests a value runs in,
+outermost first, and `reverse` those of them that step backward."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .graph import Graph, Value
 from .groups import loop_groups
@@ -22,17 +24,21 @@ from .polyhedral import Polyhedral
 class Slot:
     value: Value
     phase: str  # before | loop | after
-    loops: list[str]
+    loops: list[str]  # the dims of the nests it runs in, outermost first
     order: int
     stage: int
-    group: int = 0  # the loop nest (odd) or whole computation (even) it runs in
-    reverse: bool = False  # its nest steps backward
+    path: tuple[int, ...] = (0,)  # its group at each level of nesting
+    reverse: list[str] = field(default_factory=list)  # its nests that step backward
 
     def attribute(self) -> str:
         loops = ", ".join(f'"{d}"' for d in self.loops)
-        extra = ", reverse" if self.reverse else ""
+        extra = ""
+        if len(self.path) > 1:
+            extra += f", nest = [{', '.join(f'{g} : i64' for g in self.path[1:])}]"
+        if self.reverse:
+            extra += f", reverse = [{', '.join(f'{chr(34)}{d}{chr(34)}' for d in self.reverse)}]"
         return (
-            f'{{group = {self.group} : i64, phase = "{self.phase}", loops = [{loops}], '
+            f'{{group = {self.path[0]} : i64, phase = "{self.phase}", loops = [{loops}], '
             f"order = {self.order} : i64, stage = {self.stage} : i64{extra}}}"
         )
 
@@ -40,7 +46,7 @@ class Slot:
 def schedule(graph: Graph, poly: Polyhedral | None = None) -> list[Slot]:
     poly = poly or Polyhedral(graph)
     groups = loop_groups(graph, poly)
-    first_nest = min(groups.nests, default=None)
+    first_nest = min((n[0] for n in groups.nests), default=None)
 
     def phase(v) -> str:
         g = groups.of(v)
@@ -48,37 +54,22 @@ def schedule(graph: Graph, poly: Polyhedral | None = None) -> list[Slot]:
             return "loop"
         return "before" if first_nest is None or g < first_nest else "after"
 
-    def loops(v) -> list[str]:
-        g = groups.of(v)
-        return [groups.nests[g].dim] if g > 0 and g % 2 else []
-
-    # Within a group: a producer comes first when its current step is read
-    # (in a nest), or always (computed whole).
+    # Within a group at the innermost level: a producer comes first when it
+    # is computed whole there, or when the read looks at the current step of
+    # every nest around both (not an earlier one, which the loops' order
+    # gives).
     deps: dict[int, set[int]] = {id(v): set() for v in graph.values}
     for read in graph.reads:
         c, p = read.consumer, read.producer
-        if groups.of(c) != groups.of(p) or c is p:
+        if groups.path(c) != groups.path(p) or c is p or groups.of(c) < 0:
             continue
-        g = groups.of(c)
-        if g % 2 == 0 or g < 0:
-            deps[id(c)].add(id(p))
-            continue
-        deltas = poly.distances(read, groups.nests[g].dim)
-        if deltas is None:
-            continue
-        if groups.nests[g].reverse:
-            high = poly.upper_bound(deltas)
-            current = high is None or high >= 0
-        else:
-            low = poly.lower_bound(deltas)
-            current = low is None or low <= 0
-        if current:
+        if _same_step(poly, read, [groups.nests[n] for n in groups.enclosing(c)]):
             deps[id(c)].add(id(p))
 
     stage: dict[int, int] = {}
     order: list[Value] = []
-    for g in sorted({groups.of(v) for v in graph.values}):
-        pending = [v for v in graph.values if groups.of(v) == g]
+    for path in sorted({groups.path(v) for v in graph.values}):
+        pending = [v for v in graph.values if groups.path(v) == path]
         placed: set[int] = set()
         while pending:
             progress = False
@@ -99,11 +90,30 @@ def schedule(graph: Graph, poly: Polyhedral | None = None) -> list[Slot]:
         Slot(
             v,
             "before" if v.kind == "input" else phase(v),
-            loops(v),
+            groups.loops(v),
             i,
             stage[id(v)],
-            max(groups.of(v), 0),
-            groups.reverse(v),
+            tuple(max(g, 0) for g in groups.path(v)),
+            groups.reversed_loops(v),
         )
         for i, v in enumerate(order)
     ]
+
+
+def _same_step(poly: Polyhedral, read, nests: list) -> bool:
+    """Whether `read` may look at the step its consumer runs at, in each of
+    the nests (outermost first) both run in; a read of an earlier step of
+    any of them is ordered by that loop."""
+    for nest in nests:
+        deltas = poly.distances(read, nest.dim)
+        if deltas is None:
+            continue
+        if nest.reverse:
+            high = poly.upper_bound(deltas)
+            if high is not None and high < 0:
+                return False
+        else:
+            low = poly.lower_bound(deltas)
+            if low is not None and low > 0:
+                return False
+    return True

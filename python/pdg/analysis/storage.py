@@ -61,7 +61,7 @@ def _store(graph, poly, roles, groups, v: Value, reads) -> Store:
         if roles[d] == "parallel":
             extents.append(dim.bound)
             continue
-        if any(groups.of(r.consumer) != groups.of(v) and d in r.consumer.domain for r in reads):
+        if any(not groups.runs_inside(r.consumer, v, d) and d in r.consumer.domain for r in reads):
             size, shape = None, "full"  # read along d after its nest: every step is kept
         else:
             size, shape = _lookback(poly, v, d, reads)

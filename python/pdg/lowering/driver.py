@@ -36,7 +36,9 @@ class EntryABI:
     inputs: list[tuple[str, MemRef, list[str]]]  # (name, type, domain)
     symbols: list[str]
     outputs: list[tuple[str, MemRef, list[str]]]  # (name, type, domain)
-    lengths: list[tuple[str, str, list[str]]]  # (dim, bound symbol, group dims)
+    # (dim, bound symbol, group dims, their extents: ints or launch symbols);
+    # with several group dims, the lengths are row-major over them
+    lengths: list[tuple[str, str, list[str], list]]
     udfs: list[dict] = field(default_factory=list)  # in table order, see Driver.call_udf
     grow: list[dict] = field(default_factory=list)  # {symbol, rank} per store-growth function
 
@@ -49,7 +51,9 @@ class EntryABI:
             "inputs": [{"name": n, "domain": d, **memref(t)} for n, t, d in self.inputs],
             "symbols": list(self.symbols),
             "outputs": [{"name": n, "domain": d, **memref(t)} for n, t, d in self.outputs],
-            "lengths": [{"dim": d, "symbol": s, "groups": g} for d, s, g in self.lengths],
+            "lengths": [
+                {"dim": d, "symbol": s, "groups": g, "extents": e} for d, s, g, e in self.lengths
+            ],
             "udfs": self.udfs,
             "grow": self.grow,
         }
@@ -67,7 +71,8 @@ class Driver(ViewEmitter, LoopEmitter):
         self.thread_slots: str | None = None  # SSA: the pool's threads (scratch windows)
         self.in_parallel = False  # emitting the inside of a parallel loop
         self.parallel_wrappers: set[str] = set()  # wrappers called there
-        self.loop: Loop | None = None
+        self.dynamic: dict[str, Loop] = {}  # dynamic dim -> its sequences (loops.py)
+        self.active: list[Loop] = []  # the dynamic loops being emitted, outermost first
         self.udfs: list[dict] = []  # one table slot per udf call site
         self.declarations: list[str] = []
         self.uses_step = False
@@ -90,17 +95,16 @@ class Driver(ViewEmitter, LoopEmitter):
     def symbol_value(self, name: str, point: dict[str, str], v: Value) -> str:
         if name in self.symbols:
             return self.symbols[name]
-        loop = self.loop
-        if loop and loop.dim.symbol == name and loop.lengths:
-            groups = loop.groups or []
-            if any(g not in point for g in groups):
+        loop = next((x for x in self.dynamic.values() if x.dim.symbol == name), None)
+        if loop and not (loop in self.active and not loop.replay):
+            if any(g not in point for g in loop.groups):
                 raise PassError(
                     f"'{v.name}' reads {name}, a per-sequence length, without the "
-                    f"sequence dim(s) {', '.join(groups)}",
+                    f"sequence dim(s) {', '.join(loop.groups)}",
                     v.op.location,
                 )
-            index = [point[g] for g in groups] or [self.w.const(0)]
-            n = self.w.op(f"memref.load {loop.lengths}[{', '.join(index)}] : {LENGTHS}")
+            seq = self.sequence_index(loop, point)
+            n = self.w.op(f"memref.load {loop.lengths}[{seq}] : {LENGTHS}")
             return self.w.op(f"arith.index_cast {n} : i64 to index")
         raise PassError(
             f"'{v.name}' reads the symbol {name} before it is known; a dynamic bound "
@@ -204,20 +208,11 @@ class Driver(ViewEmitter, LoopEmitter):
                 extent = w.index(self.extent_of(d))
                 w.open(f"scf.for {point[d]} = {w.const(0)} to {extent} step {w.const(1)} {{")
                 opened += 1
-        loop = self.loop
-        if (
-            loop
-            and loop.dim.name in node.loops
-            and loop.groups
-            and all(g in v.domain for g in loop.groups)
-        ):
-            alive = w.op(
-                f"memref.load {loop.alive}[{', '.join(point[g] for g in loop.groups)}] "
-                ": memref<?xi8>"
-            )
-            on = w.op(f"arith.cmpi ne, {alive}, {w.const(0, 'i8')} : i8")
-            w.open(f"scf.if {on} {{")
-            opened += 1
+        # A node over a sequence runs only while it does.
+        for loop in self.active:
+            if loop.groups and all(g in v.domain for g in loop.groups):
+                w.open(f"scf.if {self.sequence_guard(loop, point)} {{")
+                opened += 1
         self.in_parallel = parallel
         self.select_case(node, node.cases, point)
         self.in_parallel = False
@@ -321,20 +316,39 @@ class Driver(ViewEmitter, LoopEmitter):
     def udfs_possible(self) -> bool:
         return any(n.value.kind == "udf" for n in self.m.nodes)
 
-    def nests(self) -> list[tuple[int, list[Node]]]:
-        """(group, its nodes) in execution order; odd groups are loop nests."""
+    def run_groups(self, nodes: list[Node], level: int, point: dict[str, str]) -> None:
+        """`nodes` by their group at `level` of nesting, in execution order:
+        a whole computation's nodes one after the other, a nest as a loop
+        over its dim whose steps run its members (or their groups one level
+        down)."""
         groups: dict[int, list[Node]] = {}
-        for n in self.m.nodes:
-            groups.setdefault(n.group, []).append(n)
-        return sorted(groups.items())
+        for n in nodes:
+            groups.setdefault(n.path[level], []).append(n)
+        for group, members in sorted(groups.items()):
+            if group % 2 == 0:
+                for n in members:
+                    self.run_node(n, point)
+                continue
+            dim = self.nest_dim(members, level)
+            deeper = len(members[0].path) > level + 1
 
-    def nest_dim(self, nodes: list[Node]) -> Dim:
-        """The one sequential dim a nest's nodes step along."""
-        names = {d for n in nodes for d in n.value.domain if self.m.roles[d] == "sequential"}
+            def body(at: dict[str, str], members=members, deeper=deeper) -> None:
+                if deeper:
+                    self.run_groups(members, level + 1, at)
+                    return
+                for n in members:
+                    self.run_node(n, at)
+
+            computed = {id(n.value) for n in members}
+            self.run_loop(dim, point, body, dim.name in members[0].reverse, computed)
+
+    def nest_dim(self, nodes: list[Node], level: int) -> Dim:
+        """The sequential dim the nodes of a nest at `level` step along."""
+        names = {n.loops[level] for n in nodes if len(n.loops) > level}
         if len(names) != 1:
             raise PassError(
-                f"the loop nest has {len(names)} sequential dims ({', '.join(sorted(names))}); "
-                "the lowering compiles one sequential dim per nest so far",
+                f"the loop nest has {len(names)} dims ({', '.join(sorted(names))}); "
+                "run pdg-schedule again after changing the graph",
                 self.m.graph.op.location,
             )
         return self.m.graph.dims[names.pop()]
@@ -363,22 +377,10 @@ class Driver(ViewEmitter, LoopEmitter):
         for v in inputs:
             params.append(f"{args[id(v)]}: {self.buffer(v).type}")
         params += [f"{ssa}: index" for ssa in self.symbols.values()]
-        dim = None  # the dynamic dim, whose lengths the entry returns
-        for group, nodes in self.nests():
-            if group % 2 == 0:
-                for n in nodes:
-                    self.run_node(n, {})
-                continue
-            nest = self.nest_dim(nodes)
-            if nest.kind == "dynamic":
-                if self.loop is not None or nodes[0].reverse:
-                    raise PassError(
-                        f"dynamic dim '{nest.name}' needs a second loop, or one stepping "
-                        "backward; the lowering runs a dynamic dim in one forward loop so far",
-                        self.m.graph.op.location,
-                    )
-                dim, self.loop = nest, Loop(nest)
-            self.run_loop(nest, nodes, nodes[0].reverse)
+        self.run_groups(self.m.nodes, 0, {})
+        # The lengths of the dynamic dims looped over at the top (inside a
+        # loop, a dim's lengths are those of one step of it).
+        top = [loop for loop in self.dynamic.values() if not loop.enclosing]
 
         outputs = []
         returned = set()
@@ -395,11 +397,21 @@ class Driver(ViewEmitter, LoopEmitter):
                     "outputs of fixed point shape so far",
                     v.op.location,
                 )
+            nested = [x.dim.name for x in self.dynamic.values() if x.enclosing]
+            if any(d in nested for d in v.domain):
+                raise PassError(
+                    f"output '{name}' is over a dynamic dim looped over inside another loop "
+                    f"({', '.join(d for d in v.domain if d in nested)}); the compiled path "
+                    "returns such values reduced (sum or gather them over the dim first)",
+                    v.op.location,
+                )
             outputs.append((name, buf))
             returned.add(id(v))
-        lengths = []
-        if self.loop and self.loop.lengths:
-            lengths.append((dim.name, dim.symbol, list(self.loop.groups)))
+        dims = self.m.graph.dims
+        lengths = [
+            (x.dim.name, x.dim.symbol, list(x.groups), [dims[g].bound for g in x.groups])
+            for x in top
+        ]
         w = self.w
         for buf in self.buffers.values():
             if buf.kind != "input" and id(buf.value) not in returned:
@@ -408,12 +420,12 @@ class Driver(ViewEmitter, LoopEmitter):
                 w.line(f"memref.dealloc {buf.shapes} : {buf.shapes_type}")
         for name, stype in self.scratch.values():
             w.line(f"memref.dealloc {name} : {stype}")
-        if self.loop and self.loop.alive:
-            w.line(f"memref.dealloc {self.loop.alive} : memref<?xi8>")
-        values = [b.ssa for _, b in outputs] + ([self.loop.lengths] if lengths else [])
-        types = [str(b.type) for _, b in outputs]
-        if lengths:
-            types.append(str(LENGTHS))
+        for loop in self.dynamic.values():
+            w.line(f"memref.dealloc {loop.alive} : memref<?xi8>")
+            if loop not in top:
+                w.line(f"memref.dealloc {loop.lengths} : {LENGTHS}")
+        values = [b.ssa for _, b in outputs] + [x.lengths for x in top]
+        types = [str(b.type) for _, b in outputs] + [str(LENGTHS)] * len(top)
         w.line(f"return {', '.join(values)} : {', '.join(types)}" if values else "return")
         name = self.prefix
         header = (

@@ -30,9 +30,15 @@ class Node:
     value: Value
     order: int
     cases: list[Case] = field(default_factory=list)
-    group: int = 0  # loop nest (odd) or whole computation (even), in execution order
-    reverse: bool = False  # its nest steps backward
-    loops: list[str] = field(default_factory=list)  # the nest's dim
+    # Its group at each level of nesting (groups.py): a loop nest (odd) or
+    # a whole computation (even), in execution order.
+    path: tuple[int, ...] = (0,)
+    loops: list[str] = field(default_factory=list)  # the dims of its nests, outermost first
+    reverse: list[str] = field(default_factory=list)  # those of them that step backward
+
+    @property
+    def group(self) -> int:
+        return self.path[0]
 
     @property
     def name(self) -> str:
@@ -74,13 +80,22 @@ def read_model(graph_op: ir.Operation) -> LoweringModel:
         slot = ir.DictAttr(v.op.attributes["pdg.schedule"])
         node = Node(v, ir.IntegerAttr(slot["order"]).value)
         # Schedules written before nests were numbered: one nest, group 1.
-        node.group = (
+        group = (
             ir.IntegerAttr(slot["group"]).value
             if "group" in slot
             else {"before": 0, "loop": 1, "after": 2}[ir.StringAttr(slot["phase"]).value]
         )
-        node.reverse = "reverse" in slot
+        inner = [ir.IntegerAttr(g).value for g in ir.ArrayAttr(slot["nest"])] if "nest" in slot else []
+        node.path = (group, *inner)
         node.loops = [ir.StringAttr(d).value for d in ir.ArrayAttr(slot["loops"])]
+        if "reverse" in slot:
+            flag = slot["reverse"]
+            # A unit `reverse` (schedules of one level): the nest steps backward.
+            node.reverse = (
+                [ir.StringAttr(d).value for d in ir.ArrayAttr(flag)]
+                if isinstance(flag, ir.ArrayAttr)
+                else node.loops[-1:]
+            )
         if v.kind == "udf":
             # One case: a call through the runtime's table of host callbacks.
             callee = ir.StringAttr(v.op.attributes["callee"]).value

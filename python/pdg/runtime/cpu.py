@@ -72,6 +72,9 @@ class Entry:
             lengths: dict[str, tuple[list[str], np.ndarray]] = {}
             for spec, d in zip(self.abi["lengths"], descriptors[n:], strict=True):
                 per_group = to_array(d, 1, "i64")
+                if len(spec["groups"]) > 1:  # row-major over the group dims
+                    shape = [int(e) if e.isdigit() else int(symbols[e]) for e in spec["extents"]]
+                    per_group = per_group.reshape(shape)
                 lengths[spec["dim"]] = (spec["groups"], per_group)
                 bound = per_group if spec["groups"] else int(per_group[0])
                 bounds[spec["symbol"] or spec["dim"]] = bound

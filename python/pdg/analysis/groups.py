@@ -88,12 +88,13 @@ def loop_groups(graph: Graph, poly: Polyhedral | None = None) -> Grouping:
         return poly.groups
     roles = dim_roles(graph, poly)
     sequential = [d for d in graph.dims if roles[d] == "sequential"]
+    loops = {id(v): _loop_dims(graph, sequential, v) for v in graph.values}
     paths: dict[int, Path] = {}
     nests: dict[Path, Nest] = {}
 
     def place(values: list[Value], reads: list[Read], fixed: list[str], prefix: Path) -> None:
         free = [d for d in sequential if d not in fixed]
-        group, level = _level(graph, poly, values, reads, free)
+        group, level = _level(graph, poly, values, reads, free, loops)
         for v in values:
             paths[id(v)] = prefix + (group[id(v)],)
         for g, nest in sorted(level.items()):
@@ -101,7 +102,7 @@ def loop_groups(graph: Graph, poly: Polyhedral | None = None) -> Grouping:
             nests[key] = nest
             inner = [v for v in values if group[id(v)] == g]
             left = [d for d in free if d != nest.dim]
-            if not any(d in v.domain for v in inner for d in left):
+            if not any(d in loops[id(v)] for v in inner for d in left):
                 continue  # one level: every member runs at each step
             ids = {id(v) for v in inner}
             kept = [
@@ -117,10 +118,23 @@ def loop_groups(graph: Graph, poly: Polyhedral | None = None) -> Grouping:
     return result
 
 
-def _level(graph: Graph, poly: Polyhedral, values: list[Value], reads: list[Read], sequential):
+def _loop_dims(graph: Graph, sequential: list[str], v: Value) -> set[str]:
+    """The sequential dims whose loops v runs in: its own, and for a
+    dynamic dim those its sequences end along (a position over [t] alone
+    runs inside the training loop over i where t's sequences run)."""
+    dims = {d for d in v.domain if d in sequential}
+    for d in v.domain:
+        until = graph.dims[d].until
+        if graph.dims[d].kind == "dynamic" and until is not None:
+            dims |= {e for e in graph.value(until).domain if e in sequential}
+    return dims
+
+
+def _level(graph: Graph, poly: Polyhedral, values, reads: list[Read], sequential, loops):
     """Groups of `values` at one level (id -> group number) and the nests
-    among them (odd group -> Nest), given the `reads` between them and the
-    sequential dims not yet fixed by an enclosing nest."""
+    among them (odd group -> Nest), given the `reads` between them, the
+    sequential dims not yet fixed by an enclosing nest and each value's
+    loop dims."""
     comp = components(graph, reads)
     members: dict[int, list[Value]] = {}
     for v in values:
@@ -143,7 +157,7 @@ def _level(graph: Graph, poly: Polyhedral, values: list[Value], reads: list[Read
             for r in mine
             if id(r.producer) in here and id(r.producer) not in inside and r.producer.kind != "input"
         ]
-        dims = [d for d in sequential if all(d in v.domain for v in vals)]
+        dims = [d for d in sequential if all(d in loops[id(v)] for v in vals)]
         recurrence = _recurrence(poly, own, sequential)
         if not dims:  # computed whole: after every group it reads
             g = max((_after(group[id(r.producer)]) for r in outer), default=0)
@@ -222,7 +236,10 @@ def _earliest(group, nests, r: Read, dim: str, poly) -> int:
 
 
 def _in_step(poly, r: Read, dim: str, reverse: bool) -> bool:
-    """Whether r reads steps at or before the current one in the direction."""
+    """Whether r reads steps at or before the current one in the direction
+    (a producer without the dim, computed in the nest, at every step)."""
+    if dim not in r.producer.domain:
+        return True
     deltas = poly.distances(r, dim)
     if deltas is None:
         return False

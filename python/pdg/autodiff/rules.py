@@ -29,6 +29,7 @@ _NOT_DIFFERENTIABLE = {
     "floordiv": "floordiv is piecewise constant",
     "mod": "mod's derivative is not defined at its jumps",
     "astype": "a cast from an integer or boolean carries no gradient",
+    "stop_gradient": "stop_gradient() reads its value as a constant",
 }
 
 

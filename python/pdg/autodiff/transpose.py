@@ -14,7 +14,8 @@ relation. Per producer dim, the entry decides how:
                         at row s - c - k + W of its contribution padded to
                         the slice's largest size W
 
-and consumer dims the access does not mention are summed over. The result
+and consumer dims the access does not mention are summed over (a dynamic
+one first, per sequence: each ends at its own step). The result
 is a node over the producer's domain: a case that holds where some consumer
 reads s, and zeros elsewhere (at the sequence ends and outside slices).
 """
@@ -91,6 +92,14 @@ def transpose(
         c = pad_front(c, windows[0].width)
     if restriction is not None:
         c = _mask(c, restriction, operand, consumer_domain, source_restriction, what)
+    # A dynamic consumer dim the read does not mention is summed first, per
+    # sequence (each over its own T), in a node keeping the other consumer
+    # dims: one sum over the sequences and their steps together would read
+    # T without the sequence's coordinates.
+    mentioned = {e.consumer.name for e in entries if e.consumer is not None}
+    for cd in [d for d in consumer_domain if d.kind == "dynamic" and d.name not in mentioned]:
+        c = ops.sum(c[tuple(slice(0, d.size) if d is cd else d for d in consumer_domain)], axis=0)
+        consumer_domain = tuple(d for d in consumer_domain if d is not cd)
 
     # Read the contribution from the producer's points.
     by_consumer = {e.consumer.name: e for e in entries if e.consumer is not None}

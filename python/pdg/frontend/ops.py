@@ -133,11 +133,18 @@ def _emit_coordinate(body: Body, args, type_: TensorType, attrs) -> Val:
 COORDINATE = OpSpec("coordinate", _emit_coordinate)
 
 
-def coordinate(dim) -> RecurrentTensor:
-    """The current coordinate along `dim`, as an i64 scalar over [dim]."""
+def coordinate(dim, domain=None) -> RecurrentTensor:
+    """The current coordinate along `dim`, as an i64 scalar over [dim], or
+    over `domain` (dims that include `dim`): one per sequence, for a dim
+    that ends per sequence inside a loop over other dims."""
     program = dim.program
+    dims = (dim,)
+    if domain is not None:
+        dims = program._domain(domain)
+        if all(d is not dim for d in dims):
+            raise ProgramError(f"coordinate(): the domain must include '{dim.name}'")
     return RecurrentTensor(
-        program, (dim,), TensorType((), "i64"), OpDef(COORDINATE, [], {"dim": dim.name})
+        program, dims, TensorType((), "i64"), OpDef(COORDINATE, [], {"dim": dim.name})
     )
 
 
@@ -430,6 +437,13 @@ def logical_not(a):
         return r.emit(f"arith.xori {s[0].name}, {t.name} : i1", "i1")
 
     return elementwise("logical_not", [a], "bool", fn, lambda d: d == "bool")
+
+
+def stop_gradient(a):
+    """`a` itself, read by pdg.grad as a constant: no gradient flows back
+    through it (the sampling policy's log-probs in a policy-gradient ratio,
+    whose value is the policy's own)."""
+    return elementwise("stop_gradient", [a], None, lambda r, s, kinds: s[0])
 
 
 def where(cond, a, b):

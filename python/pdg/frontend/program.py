@@ -220,9 +220,10 @@ class Program:
         """A tensor holding `values` (a NumPy array or nested lists)."""
         return ops.constant_array(self, values, dtype)
 
-    def coordinate(self, dim: Dim) -> RecurrentTensor:
-        """The current coordinate along `dim` (an i64 scalar), e.g. positions."""
-        return ops.coordinate(dim)
+    def coordinate(self, dim: Dim, domain: Sequence | None = None) -> RecurrentTensor:
+        """The current coordinate along `dim` (an i64 scalar), e.g. positions;
+        over [dim], or over `domain` (which includes dim)."""
+        return ops.coordinate(dim, domain)
 
     def output(self, name: str, value: TensorLike) -> None:
         _check_name(name, "output")

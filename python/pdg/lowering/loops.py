@@ -123,6 +123,16 @@ class LoopEmitter:
         """The first nest over a dynamic dim: scf.while some sequence is
         alive, growing full stores as steps come."""
         w = self.w
+        until = self.m.graph.value(dim.until)
+        if id(until) not in computed:
+            names = [n.value.name for n in self.m.nodes if id(n.value) in computed]
+            raise PassError(
+                f"'{names[0]}' runs along dynamic dim '{dim.name}' outside the loops where "
+                f"its sequences end ('{until.name}' is over [{', '.join(until.domain)}]); "
+                f"define it over those dims too (e.g. prog.coordinate({dim.name}, "
+                f"domain=[{', '.join(until.domain)}]))",
+                self.m.graph.value(names[0]).op.location,
+            )
         loop = self.track_sequences(dim, point)
         self.reset_sequences(loop)
         growing = self.growing()

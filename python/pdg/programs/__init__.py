@@ -1,14 +1,18 @@
-"""Reference programs written with the frontend (decode; RLFT ones later)."""
+"""Reference programs written with the frontend: decoding, language-model
+training, one RL update on given samples, and GRPO as one program."""
 
 from .decode import DecodeProgram, build_decode
+from .grpo import GRPOProgram, build_grpo
 from .rl_step import RLStepProgram, build_rl_step
 from .train_lm import TrainProgram, build_train_lm, copy_batches
 
 __all__ = [
     "DecodeProgram",
+    "GRPOProgram",
     "RLStepProgram",
     "TrainProgram",
     "build_decode",
+    "build_grpo",
     "build_rl_step",
     "build_train_lm",
     "copy_batches",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pdg.frontend import ops
+from pdg.frontend.adjoint_ops import over_domain
 from pdg.frontend.errors import ProgramError
 from pdg.frontend.tensor import Dim, TensorLike
 
@@ -71,9 +72,10 @@ def grpo_token_loss(
 
 def masked_sequence_mean(values: TensorLike, mask: TensorLike, step: Dim) -> TensorLike:
     """Per sequence: the sum of values where mask is 1, over `step`, divided
-    by the number of such steps (at least 1)."""
+    by the number of such steps (at least 1). The mask is counted over each
+    sequence of `values` (when `step` is dynamic, each ends at its own T)."""
     total = whole_dim(values * mask, step).sum(axis=0)
-    count = whole_dim(mask, step).sum(axis=0)
+    count = whole_dim(over_domain(mask, values.domain), step).sum(axis=0)
     return total / ops.maximum(count, 1.0)
 
 

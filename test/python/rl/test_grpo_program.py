@@ -1,0 +1,189 @@
+"""GRPO as one program (programs.build_grpo): generation, rewards, loss,
+gradients and Adam over iterations in one graph.
+
+One iteration in float64 through the interpreter against an independent
+PyTorch GRPO on the completions it sampled (loss and every gradient to
+1e-6); several iterations compiled in float32 against the interpreter; and
+what the compiler must exploit, read off the graph and its storage plan:
+one policy forward whose logits both sample and are differentiated, the
+reference beside it step by step, and stores along t that hold the steps
+that ran."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from autodiff.decoder import worst_error  # noqa: E402
+from frontend.torch_reference import TorchGPT  # noqa: E402
+from pdg import optim, rl  # noqa: E402
+from pdg.interpreter import interpret  # noqa: E402
+from pdg.nn import GPTConfig  # noqa: E402
+from pdg.programs import build_grpo  # noqa: E402
+
+TASK = rl.Addition(10)
+TOK = TASK.tokenizer
+WIDTH = TASK.prompt_width  # "9+9=": 4
+NEW = 3
+GRPO = rl.GRPOConfig(group=4, clip=0.2, beta=0.04)
+
+
+def parity_reward(prompt_ids, completion_ids) -> float:
+    """A reward that varies at random weights: the first token's parity."""
+    assert len(prompt_ids) >= 1 and len(completion_ids) >= 1
+    return float(completion_ids[0] % 2)
+
+
+def build(dtype: str, optimizer=None):
+    config = GPTConfig(TOK.vocab, 8, 1, 2, None, WIDTH + NEW, dtype=dtype)
+    return build_grpo(
+        config,
+        GRPO,
+        parity_reward,
+        eos=TOK.eos,
+        prompt_width=WIDTH,
+        max_new_tokens=NEW,
+        optimizer=optimizer,
+        clip_norm=None,
+    )
+
+
+def prompts(iterations: int, count: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    return [[TOK.encode(p) for p, _ in TASK.problems(rng, count)] for _ in range(iterations)]
+
+
+def torch_grpo(weights, ref_weights, batch, tokens, rewards):
+    """GRPO's loss and gradients on the sampled completions, from its
+    definition: teacher-forced log-probs, ratio to the sampling policy (the
+    policy itself: 1), clipped surrogate, k3 KL, per-sequence mean over the
+    completion tokens, mean over the batch."""
+    model, ref = TorchGPT(weights, 1, 2), TorchGPT(ref_weights, 1, 2)
+    for w in model.w.values():
+        w.requires_grad_(True)
+    r = torch.tensor(rewards)
+    adv = (r - r.mean(1, keepdim=True)) / (r.std(1, keepdim=True) + GRPO.eps)
+    losses = []
+    for p, prompt in enumerate(batch):
+        for g in range(GRPO.group):
+            chosen = [int(x) for x in tokens[p][g]]
+            fed = (prompt + chosen[len(prompt) - 1 :])[: len(chosen)]
+            target = torch.tensor(chosen)[:, None]
+            logp = torch.log_softmax(model.logits(fed, "full", 0), -1).gather(1, target)[:, 0]
+            with torch.no_grad():
+                ref_logp = torch.log_softmax(ref.logits(fed, "full", 0), -1).gather(1, target)[:, 0]
+            ratio = torch.exp(logp - logp.detach())
+            clipped = torch.clamp(ratio, 1 - GRPO.clip, 1 + GRPO.clip)
+            a = adv[p, g]
+            per_token = -torch.min(ratio * a, clipped * a)
+            delta = ref_logp - logp
+            per_token = per_token + GRPO.beta * (torch.exp(delta) - delta - 1)
+            mask = (torch.arange(len(chosen)) >= len(prompt) - 1).double()
+            losses.append((per_token * mask).sum() / mask.sum().clamp(min=1))
+    loss = torch.stack(losses).mean()
+    loss.backward()
+    return float(loss.detach()), {k: w.grad.numpy() for k, w in model.w.items()}
+
+
+def test_one_iteration_matches_pytorch():
+    program = build("f64")
+    weights = program.policy.init_weights(seed=1, scale=0.5)
+    ref_weights = {
+        k.removeprefix("ref."): v for k, v in program.reference.init_weights(seed=2).items()
+    }
+    batch = prompts(1, 3)[0]
+    inputs = program.inputs(weights, ref_weights, [batch], seed=5)
+    out = interpret(
+        program.program.build(), inputs, symbols=program.symbols(inputs), udfs=program.udfs
+    ).outputs
+    tokens = out["tokens"]  # per sequence (p, g): the chosen token at each step
+    rewards = np.asarray(out["reward"])
+    assert 0 < rewards.sum() < rewards.size  # both rewards drawn: advantages are not all 0
+    for p, prompt in enumerate(batch):
+        for g in range(GRPO.group):
+            chosen = np.asarray(tokens[p * GRPO.group + g] if isinstance(tokens, list) else tokens[p, g])
+            completion = chosen[len(prompt) - 1 :]
+            # a completion ends on its EOS or after NEW tokens
+            assert (completion[-1] == TOK.eos) or len(completion) == NEW
+            assert TOK.eos not in completion[:-1]
+            assert rewards[p, g] == parity_reward(prompt, completion)
+            assert out["length"][p, g] == len(completion)
+    loss, grads = torch_grpo(weights, ref_weights, batch, _per_sequence(tokens, len(batch)), rewards)
+    assert abs(float(out["loss"]) - loss) <= 1e-10
+    assert float(out["kl"]) > 0  # the reference differs
+    assert worst_error(out, grads, 1e-6) <= 1e-6
+
+
+def _per_sequence(tokens, count: int):
+    """tokens[p][g] from the output (ragged: a list in (p, g) order)."""
+    if not isinstance(tokens, list):
+        return [[tokens[p, g] for g in range(GRPO.group)] for p in range(count)]
+    return [tokens[p * GRPO.group : (p + 1) * GRPO.group] for p in range(count)]
+
+
+def test_training_compiled_matches_interpreter(tmp_path):
+    from pdg.lowering.artifact import compile_module
+    from pdg.runtime import load
+
+    program = build("f32", optim.Adam(1e-2))
+    weights = program.policy.init_weights(seed=1, scale=0.5)
+    inputs = program.inputs(weights, weights, prompts(3, 2, seed=4), seed=9)
+    symbols = program.symbols(inputs)
+    want = interpret(
+        program.program.build(), inputs, symbols=symbols, udfs=program.udfs
+    ).outputs
+    compile_module(program.program.build(), tmp_path / "grpo.pdgx", gpu=False)
+    got = load(tmp_path / "grpo.pdgx").run(inputs, symbols, udfs=program.udfs).outputs
+    # The same samples at every iteration (the weights agree to float32
+    # rounding, far from any sampling boundary at these sizes).
+    np.testing.assert_array_equal(got["reward"], want["reward"])
+    np.testing.assert_array_equal(got["length"], want["length"])
+    np.testing.assert_allclose(got["loss"], want["loss"], atol=1e-5)
+    np.testing.assert_allclose(got["kl"], want["kl"], atol=1e-5)
+    final, _ = program.training.final_state(got)
+    expected, _ = program.training.final_state(want)
+    for path in final:
+        if path.endswith("attn.k.b"):
+            # Its gradient is exactly zero (softmax ignores a score added to
+            # every key): Adam turns each side's rounding noise into +-lr.
+            continue
+        np.testing.assert_allclose(final[path], expected[path], atol=1e-4, err_msg=path)
+    assert any(not np.array_equal(final[p], weights[p]) for p in final)
+
+
+def test_the_graph_samples_and_differentiates_one_forward():
+    """Tokens are embedded twice: by the policy (whose logits give both the
+    sample and, differentiated, the update) and by the reference; no second
+    forward over the finished completions."""
+    text = str(build("f32", optim.Adam(1e-3)).program.build())
+    lookups = [line for line in text.splitlines() if 'pdg.node "take' in line and "%tok[" in line]
+    tables = sorted(re.search(r"\(%\w+ = %(\w+)\[", line).group(1) for line in lookups)
+    assert tables == ["ref_wte_w", "wte_w_at"], tables
+
+
+def test_stores_along_t_hold_the_steps_that_ran():
+    """In the storage plan every value over t keeps one iteration (extent 1
+    along i) and along t either a few steps (point or window) or the steps
+    the loop ran (`T`, growable); none is sized by the bound."""
+    from pdg.analysis.graph import read_graph
+    from pdg.analysis.storage import plan_storage
+    from pdg.ir import make_context, parse_text
+
+    module = parse_text(
+        str(build("f32", optim.Adam(1e-3)).program.build()), "grpo", make_context()
+    )
+    graph = read_graph(next(op for op in module.body.operations if op.name == "pdg.graph"))
+    bound = str(WIDTH + NEW - 1)
+    over_t = [s for s in plan_storage(graph) if "t" in s.value.domain and s.kind != "input"]
+    assert over_t
+    for store in over_t:
+        extents = dict(zip(store.value.domain, store.extents, strict=True))
+        assert extents.get("i", "1") == "1", (store.value.name, store.extents)
+        assert extents["t"] != bound, (store.value.name, store.extents)
+        if store.kind == "growable":
+            assert extents["t"] == "T"
+    assert any(s.kind == "growable" for s in over_t)  # the KV caches, read whole by the update

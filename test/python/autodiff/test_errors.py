@@ -140,3 +140,23 @@ def test_training_setup_mistakes():
         optim.minimize((v * x).sum(), {"v": v}, "sgd")
     with pytest.raises(ProgramError, match=r"loss over exactly \[i\]"):
         optim.minimize(prog.input("z", (), "f32"), {"v": v}, optim.SGD(lr=0.1))
+
+
+def test_stop_gradient_passes_its_value_and_no_gradient():
+    """exp(y - stop_gradient(y)) is 1 with the gradient of y (a policy
+    ratio at the sampling policy); through stop_gradient alone the loss
+    reaches w only as a constant: a cut, named."""
+    prog, t, x, w = program()
+    y = x * w
+    ratio = pdg.exp(y - pdg.stop_gradient(y))
+    loss = (ratio * 2.0).sum()
+    (dw,) = pdg.grad(loss, [w])
+    prog.output("loss", loss)
+    prog.output("dw", dw)
+    rng = np.random.default_rng(1)
+    inputs = {"x": rng.normal(size=(4, 3)).astype(np.float32), "w": np.ones(3, np.float32)}
+    out = interpret(prog.build(), inputs, symbols={}).outputs
+    np.testing.assert_array_equal(out["loss"], np.full(4, 6.0, np.float32))
+    np.testing.assert_allclose(out["dw"], 2.0 * inputs["x"].sum(axis=0), rtol=1e-6)
+    with pytest.raises(ProgramError, match="stop_gradient\\(\\) reads its value as a constant"):
+        pdg.grad(pdg.stop_gradient(y).sum(), [w])

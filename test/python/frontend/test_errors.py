@@ -137,3 +137,10 @@ def test_12_non_affine_index():
     with pytest.raises(ProgramError) as e:
         x[t * t]  # AFFINE
     check(e.value, "AFFINE", "not affine")
+
+
+def test_13_coordinate_over_a_domain_without_its_dim():
+    prog, b, t = program()
+    with pytest.raises(ProgramError) as e:
+        prog.coordinate(t, domain=[b])  # coordinate-domain
+    check(e.value, "coordinate-domain", "coordinate(): the domain must include 't'")

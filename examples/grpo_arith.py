@@ -3,6 +3,7 @@
     python examples/grpo_arith.py                    # defaults: a few minutes on 2 cores
     python examples/grpo_arith.py --sft-steps 60 --grpo-steps 40
     python examples/grpo_arith.py --algorithm rloo   # RLOO instead (leave-one-out baseline)
+    python examples/grpo_arith.py --one-program      # GRPO's whole loop as one compiled program
 
 1. Supervised fine-tuning (the train_lm program, loss on the answer only)
    starts the policy, so that the reward is not zero at the start.
@@ -10,6 +11,8 @@
    the compiled decode program (seeded per iteration), scores them with a
    Python reward (the exact sum), and runs the compiled GRPO update
    (advantages, clipped surrogate, KL to the SFT model, gradients, Adam).
+   With --one-program, all of that is one compiled program
+   (rl.GRPOProgramTrainer) that runs 25 iterations per call.
 Held-out greedy accuracy is measured before and after; a JSONL log and a
 PNG plot of reward and response length per iteration are written.
 """
@@ -43,6 +46,9 @@ def main() -> None:
     parser.add_argument("--beta", type=float, default=0.02)
     parser.add_argument("--temperature", type=float, default=1.0)
     parser.add_argument("--algorithm", choices=["grpo", "rloo"], default="grpo")
+    parser.add_argument(
+        "--one-program", action="store_true", help="GRPO's whole loop in one compiled program"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("grpo_arith"))
     args = parser.parse_args()
@@ -88,7 +94,10 @@ def main() -> None:
     make = rl.GRPOConfig if args.algorithm == "grpo" else rl.RLOOConfig
     grpo = make(group=args.group, beta=args.beta, temperature=args.temperature)
     start = time.perf_counter()
-    trainer = rl.GRPOTrainer(
+    if args.one_program and args.algorithm != "grpo":
+        parser.error("--one-program runs GRPO")
+    make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.GRPOTrainer
+    trainer = make_trainer(
         config,
         grpo,
         task.reward,
@@ -98,10 +107,8 @@ def main() -> None:
         lr=args.lr,
         workdir=work,
     )
-    print(
-        f"compiled sampling, greedy decoding and the GRPO update in "
-        f"{time.perf_counter() - start:.1f} s"
-    )
+    what = "the GRPO program" if args.one_program else "sampling and the GRPO update"
+    print(f"compiled {what} and greedy decoding in {time.perf_counter() - start:.1f} s")
     before = trainer.evaluate(weights, held_out)
     print(f"held-out accuracy after SFT: {before:.3f}")
     state = trainer.start(weights)
@@ -110,24 +117,32 @@ def main() -> None:
     history = []
     progress = rl.ProgressBar(args.grpo_steps)
     start = time.perf_counter()
-    for k in range(args.grpo_steps):
-        prompts = [p for p, _ in task.problems(rng, args.prompts)]
-        state, stats = trainer.step(state, prompts)
-        row = {
-            "step": k,
-            "reward": stats.reward,
-            "kl": stats.kl,
-            "length": stats.length,
-            "loss": stats.loss,
-            **{f"{n}_s": v for n, v in stats.seconds.items()},
-        }
-        if (k + 1) % 25 == 0 or k + 1 == args.grpo_steps:
-            row["held_out"] = trainer.evaluate(state.weights, held_out)
-        progress.update(
-            reward=stats.reward, kl=stats.kl, length=stats.length, **held_out_of(history, row)
-        )
-        history.append(row)
-        log.write(json.dumps(row) + "\n")
+    chunk = 25 if args.one_program else 1  # iterations per call
+    for first in range(0, args.grpo_steps, chunk):
+        count = min(chunk, args.grpo_steps - first)
+        batches = [[p for p, _ in task.problems(rng, args.prompts)] for _ in range(count)]
+        if args.one_program:
+            state, steps = trainer.run(state, batches)
+        else:
+            state, stats = trainer.step(state, batches[0])
+            steps = [stats]
+        for stats in steps:
+            k = stats.step
+            row = {
+                "step": k,
+                "reward": stats.reward,
+                "kl": stats.kl,
+                "length": stats.length,
+                "loss": stats.loss,
+                **{f"{n}_s": v for n, v in stats.seconds.items()},
+            }
+            if (k + 1) % 25 == 0 or k + 1 == args.grpo_steps:
+                row["held_out"] = trainer.evaluate(state.weights, held_out)
+            progress.update(
+                reward=stats.reward, kl=stats.kl, length=stats.length, **held_out_of(history, row)
+            )
+            history.append(row)
+            log.write(json.dumps(row) + "\n")
     log.close()
     after = trainer.evaluate(state.weights, held_out)
     per_step = (time.perf_counter() - start) / max(args.grpo_steps, 1)

@@ -5,7 +5,7 @@ Python between iterations but the reward callback.
 Dims: i (iteration, given at launch; only with an optimizer), p (prompt,
 given at launch), g (completion of that prompt, static: the group) and t
 (position in prompt + completion, dynamic: a completion ends after the step
-that emits EOS, or at prompt_width + max_new_tokens). Inputs: each
+that emits EOS, or after max_new_tokens tokens). Inputs: each
 iteration's prompts `prompt[i, p]` (right-padded to prompt_width) and
 `prompt_len[i, p]`, the sampling `seed`, the policy's weights (its
 starting point with an optimizer) and the frozen reference's (`ref.*`).
@@ -147,7 +147,10 @@ def build_grpo(
     logits = policy(tok, pos, t).named("logits")
     chosen[...] = pf.sample(logits, seed=seed, temperature=grpo.temperature)
     generating = (pos >= prompt_len - 1).named("generating")
-    t.until((generating & chosen.eq(eos)).named("done"))
+    # A completion ends on EOS or at its max_new_tokens-th token, whatever
+    # its prompt's length.
+    last = pos >= prompt_len + (max_new_tokens - 2)
+    t.until((generating & (chosen.eq(eos) | last)).named("done"))
 
     def logp_of(scores: pf.TensorLike) -> pf.TensorLike:
         if grpo.temperature != 1.0:

@@ -20,6 +20,7 @@ __all__ = [
     "CharTokenizer",
     "DPOConfig",
     "GRPOConfig",
+    "GRPOProgramTrainer",
     "GRPOTrainer",
     "PPOConfig",
     "ProgressBar",
@@ -41,4 +42,8 @@ def __getattr__(name):
         from .trainer import GRPOTrainer
 
         return GRPOTrainer
+    if name == "GRPOProgramTrainer":
+        from .program_trainer import GRPOProgramTrainer
+
+        return GRPOProgramTrainer
     raise AttributeError(name)

@@ -96,14 +96,16 @@ class GRPOTrainer:
             log_probs=True,
             reference=True,
         )
-        self.greedy = decode(output_logits=False)
         self.update = build_rl_step(
             config, self.length, grpo, optim.Adam(lr), clip_norm, reference_logp=True
         )
-        self.compile_seconds = {}
+        start = time.perf_counter()
+        self.greedy = GreedyEvaluator(
+            config, reward, tokenizer, prompt_width, max_new_tokens, work, max_batch
+        )
+        self.compile_seconds = {"greedy": time.perf_counter() - start}
         for name, prog, folded in (
             ("sample", self.sampler.program, "b"),
-            ("greedy", self.greedy.program, False),
             ("update", self.update.program, "p"),
         ):
             start = time.perf_counter()
@@ -111,47 +113,30 @@ class GRPOTrainer:
             compile_module(prog.build(), work / f"{name}.pdgx", gpu=False, vectorize=folded)
             self.compile_seconds[name] = time.perf_counter() - start
         self.run_sample = load(work / "sample.pdgx")
-        self.run_greedy = load(work / "greedy.pdgx")
         self.run_update = load(work / "update.pdgx")
 
     def start(self, weights: dict) -> TrainerState:
         """Training from `weights`, which are also the frozen reference."""
         return TrainerState(dict(weights), dict(weights))
 
-    def complete(self, weights, prompts: list[str], sampled: bool, seed: int = 0, reference=None):
-        """Completions (token ids up to and with EOS) and, when sampled, the
+    def complete(self, weights, prompts: list[str], seed: int, reference: dict):
+        """Sampled completions (token ids up to and with EOS) and the
         policy's and the reference's log-probs of each completion token."""
         ids = [self.tok.encode(p) for p in prompts]
-        if sampled:
-            inputs = self.sampler.inputs(
-                weights, ids, seed=seed, reference_weights=reference or weights
-            )
-            out = self.run_sample.run(inputs, symbols={"B": len(prompts)}).outputs
-        else:
-            inputs = self.greedy.inputs(weights, ids)
-            out = self.run_greedy.run(inputs, symbols={"B": len(prompts)}).outputs
+        inputs = self.sampler.inputs(weights, ids, seed=seed, reference_weights=reference)
+        out = self.run_sample.run(inputs, symbols={"B": len(prompts)}).outputs
         completions, logps = [], []
         for k, p in enumerate(ids):
             first = len(p) - 1  # the step that predicts the first completion token
             completions.append([int(x) for x in np.asarray(out["tokens"][k])[first:]])
-            if sampled:
-                logps.append(
-                    (np.asarray(out["logp"][k])[first:], np.asarray(out["ref_logp"][k])[first:])
-                )
+            logps.append(
+                (np.asarray(out["logp"][k])[first:], np.asarray(out["ref_logp"][k])[first:])
+            )
         return completions, logps
 
     def evaluate(self, weights, problems: list[tuple[str, str]]) -> float:
         """Greedy accuracy (mean reward) on (prompt, answer) problems."""
-        prompts = [p for p, _ in problems]
-        completions, _ = self.complete(weights, prompts, sampled=False)
-        return float(
-            np.mean(
-                [
-                    self.reward(p, self.tok.decode(c))
-                    for p, c in zip(prompts, completions, strict=True)
-                ]
-            )
-        )
+        return self.greedy.evaluate(weights, problems)
 
     def step(self, state: TrainerState, prompts: list[str]) -> tuple[TrainerState, StepStats]:
         """One GRPO iteration on `prompts` (group-size completions of each)."""
@@ -159,7 +144,7 @@ class GRPOTrainer:
         start = time.perf_counter()
         repeated = [p for p in prompts for _ in range(G)]
         completions, logps = self.complete(
-            state.weights, repeated, True, seed=state.step, reference=state.reference
+            state.weights, repeated, seed=state.step, reference=state.reference
         )
         generated = time.perf_counter() - start
         P = len(prompts)
@@ -208,3 +193,35 @@ class GRPOTrainer:
             {"generation": generated, "update": updated},
         )
         return TrainerState(weights, state.reference, opt_state, state.step + 1), stats
+
+
+class GreedyEvaluator:
+    """Greedy decoding, compiled once, for held-out accuracy."""
+
+    def __init__(
+        self, config, reward, tokenizer, prompt_width, max_new_tokens, workdir: Path, max_batch=1024
+    ):
+        self.reward, self.tok = reward, tokenizer
+        self.decode = build_decode(
+            config,
+            eos=tokenizer.eos,
+            max_len=prompt_width + max_new_tokens,
+            prompt_width=prompt_width,
+            max_batch=max_batch,
+            output_logits=False,
+        )
+        compile_module(self.decode.program.build(), workdir / "greedy.pdgx", gpu=False)
+        self.run = load(workdir / "greedy.pdgx")
+
+    def completions(self, weights, prompts: list[str]) -> list[list[int]]:
+        """Token ids of each greedy completion, up to and with EOS."""
+        ids = [self.tok.encode(p) for p in prompts]
+        out = self.run.run(self.decode.inputs(weights, ids), symbols={"B": len(ids)}).outputs
+        return [[int(x) for x in np.asarray(out["tokens"][k])[len(p) - 1 :]] for k, p in enumerate(ids)]
+
+    def evaluate(self, weights, problems: list[tuple[str, str]]) -> float:
+        """Greedy accuracy (mean reward) on (prompt, answer) problems."""
+        prompts = [p for p, _ in problems]
+        completions = self.completions(weights, prompts)
+        scores = [self.reward(p, self.tok.decode(c)) for p, c in zip(prompts, completions, strict=True)]
+        return float(np.mean(scores))

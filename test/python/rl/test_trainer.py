@@ -69,10 +69,10 @@ def test_one_iteration(tmp_path, algorithm):
     assert changed, "the update changed no weight"
     assert set(new.optimizer) == set(weights)
     # sampling is seeded by the step: the same state draws the same completions
-    again, _ = trainer.complete(weights, prompts, sampled=True, seed=0)
-    first, _ = trainer.complete(weights, prompts, sampled=True, seed=0)
+    again, _ = trainer.complete(weights, prompts, seed=0, reference=weights)
+    first, _ = trainer.complete(weights, prompts, seed=0, reference=weights)
     assert again == first
-    other, _ = trainer.complete(weights, prompts * 8, sampled=True, seed=1)
+    other, _ = trainer.complete(weights, prompts * 8, seed=1, reference=weights)
     assert other != first * 8
 
 
@@ -138,7 +138,9 @@ def test_vectorized_iteration_matches(tmp_path):
     for vectorize in (False, True):
         trainer = small_trainer(tmp_path / str(vectorize), vectorize=vectorize)
         state = trainer.start(trainer.sampler.model.init_weights(seed=0, scale=0.3))
-        completions, _ = trainer.complete(state.weights, ["1+2=", "9+4="] * 4, True, seed=3)
+        completions, _ = trainer.complete(
+            state.weights, ["1+2=", "9+4="] * 4, seed=3, reference=state.weights
+        )
         new, stats = trainer.step(state, ["1+2=", "9+4="])
         runs.append((completions, new.weights, stats))
     (c0, w0, s0), (c1, w1, s1) = runs
@@ -149,3 +151,35 @@ def test_vectorized_iteration_matches(tmp_path):
         # every key): rounding noise, which Adam's first step scales to +-lr.
         if not k.endswith("attn.k.b"):
             np.testing.assert_allclose(w1[k], w0[k], rtol=1e-4, atol=1e-5)
+
+
+def test_one_program_trainer_runs_iterations_in_one_call(tmp_path):
+    """GRPOProgramTrainer: three iterations in one call of one compiled
+    program, then three more resuming from its state (weights, Adam's
+    moments, the step)."""
+    task = rl.Addition(10)
+    tok = task.tokenizer
+    config = GPTConfig(
+        vocab=tok.vocab, d_model=16, n_layers=1, n_heads=2, max_positions=task.prompt_width + 3
+    )
+    trainer = rl.GRPOProgramTrainer(
+        config,
+        rl.GRPOConfig(group=4),
+        lambda prompt, completion: 1.0 / (1 + len(completion)),
+        tok,
+        task.prompt_width,
+        task.answer_width,
+        lr=1e-2,
+        workdir=tmp_path,
+    )
+    weights = trainer.program.policy.init_weights(seed=0, scale=0.3)
+    state = trainer.start(weights)
+    batches = [["1+2=", "3+4="], ["5+6=", "7+8="], ["9+1=", "2+3="]]
+    new, stats = trainer.run(state, batches)
+    assert new.step == 3 and [s.step for s in stats] == [0, 1, 2]
+    assert all(0 < s.reward <= 1 and 1 <= s.length <= task.answer_width for s in stats)
+    assert abs(stats[0].kl) < 1e-6 and stats[2].kl > 0  # the policy leaves the reference
+    assert any(not np.array_equal(weights[k], new.weights[k]) for k in weights)
+    later, more = trainer.run(new, batches)
+    assert later.step == 6 and more[0].step == 3 and more[0].kl > 0
+    assert 0 <= trainer.evaluate(later.weights, task.problems(np.random.default_rng(0), 8)) <= 1

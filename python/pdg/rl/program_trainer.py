@@ -1,0 +1,111 @@
+"""GRPO with the whole training loop compiled as one program
+(programs.build_grpo): one call runs many iterations, each generating a
+group of completions per prompt, scoring them with a Python callable,
+computing the reference's log-probs beside the generation and updating the
+policy with Adam. Python runs between calls only (and for the reward).
+
+    trainer = GRPOProgramTrainer(config, GRPOConfig(group=8), task.reward, tokenizer,
+                                 prompt_width=6, max_new_tokens=3)
+    state = trainer.start(sft_weights)                 # the reference model too
+    state, stats = trainer.run(state, [prompts_0, prompts_1, ...])   # one list per iteration
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from pdg import optim
+from pdg.lowering.artifact import compile_module
+from pdg.nn import GPTConfig
+from pdg.programs import build_grpo
+from pdg.runtime import load
+
+from .grpo import GRPOConfig
+from .trainer import GreedyEvaluator, StepStats, TrainerState
+
+
+class GRPOProgramTrainer:
+    def __init__(
+        self,
+        config: GPTConfig,
+        grpo: GRPOConfig,
+        reward: Callable[[str, str], float],
+        tokenizer,
+        prompt_width: int,
+        max_new_tokens: int,
+        lr: float = 1e-3,
+        clip_norm: float | None = 1.0,
+        workdir: Path | None = None,
+    ):
+        if not isinstance(grpo, GRPOConfig):
+            raise TypeError("GRPOProgramTrainer runs GRPO: pass rl.GRPOConfig")
+        self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
+        work = Path(workdir or tempfile.mkdtemp(prefix="pdg-grpo-program-"))
+
+        def reward_of_ids(prompt_ids, completion_ids) -> float:
+            return reward(tokenizer.decode(prompt_ids), tokenizer.decode(completion_ids))
+
+        self.program = build_grpo(
+            config,
+            grpo,
+            reward_of_ids,
+            eos=tokenizer.eos,
+            prompt_width=prompt_width,
+            max_new_tokens=max_new_tokens,
+            optimizer=optim.Adam(lr),
+            clip_norm=clip_norm,
+        )
+        start = time.perf_counter()
+        compile_module(self.program.program.build(), work / "grpo.pdgx", gpu=False)
+        self.compile_seconds = {"grpo": time.perf_counter() - start}
+        self.run_grpo = load(work / "grpo.pdgx")
+        start = time.perf_counter()
+        self.greedy = GreedyEvaluator(config, reward, tokenizer, prompt_width, max_new_tokens, work)
+        self.compile_seconds["greedy"] = time.perf_counter() - start
+
+    def start(self, weights: dict) -> TrainerState:
+        """Training from `weights`, which are also the frozen reference."""
+        return TrainerState(dict(weights), dict(weights))
+
+    def run(
+        self, state: TrainerState, batches: Sequence[Sequence[str]]
+    ) -> tuple[TrainerState, list[StepStats]]:
+        """len(batches) GRPO iterations in one call of the compiled program,
+        iteration k on the prompts batches[k] (group-size completions of
+        each; every batch the same size)."""
+        ids = [[self.tok.encode(p) for p in batch] for batch in batches]
+        inputs = self.program.inputs(
+            state.weights,
+            state.reference,
+            ids,
+            seed=state.step,
+            state=state.optimizer,
+            start_step=state.step,
+        )
+        start = time.perf_counter()
+        out = self.run_grpo.run(inputs, self.program.symbols(inputs), udfs=self.program.udfs)
+        seconds = (time.perf_counter() - start) / len(batches)
+        weights, optimizer = self.program.training.final_state(out.outputs)
+        loss, kl = np.asarray(out.outputs["loss"]), np.asarray(out.outputs["kl"])
+        rewards, lengths = np.asarray(out.outputs["reward"]), np.asarray(out.outputs["length"])
+        stats = [
+            StepStats(
+                state.step + k,
+                float(rewards[k].mean()),
+                float(lengths[k].mean()),
+                float(loss[k]),
+                float(kl[k]),
+                {"iteration": seconds},
+            )
+            for k in range(len(batches))
+        ]
+        return TrainerState(weights, state.reference, optimizer, state.step + len(batches)), stats
+
+    def evaluate(self, weights, problems: list[tuple[str, str]]) -> float:
+        """Greedy accuracy (mean reward) on (prompt, answer) problems."""
+        return self.greedy.evaluate(weights, problems)

@@ -1,6 +1,7 @@
 """GRPO benchmark: one iteration (sample a group of completions per prompt,
 score them, reference log-probs, update the policy) of the same model on
-the same task, with pdg (compiled sampling and update, rl.GRPOTrainer),
+the same task, with pdg (compiled sampling and update, rl.GRPOTrainer; and
+GRPO as one compiled program, rl.GRPOProgramTrainer: "pdg-one"),
 with a plain PyTorch loop written as a user would (batched, left-padded
 prompts, float32, 2 threads), and with TRL's GRPOTrainer (bench/impl_trl.py:
 CPU, fp32, loss_type="grpo", no vLLM). Each runs in a fresh process (its
@@ -40,7 +41,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 LIMIT = 20  # additions a + b with a, b < 20
-IMPLS = ("pdg", "torch", "trl")
+IMPLS = ("pdg", "pdg-one", "torch", "trl")
 WIDTHS = (8, 11, 10, 8, 6)  # the table's columns
 
 
@@ -85,6 +86,35 @@ def run_pdg(args) -> dict:
         upd.append(stats.seconds["update"])
     # The reference model runs inside the sampling program, token by token.
     return summary(gen, None, upd) | {"compile_s": sum(trainer.compile_seconds.values())}
+
+
+def run_pdg_one(args) -> dict:
+    """GRPO as one program (rl.GRPOProgramTrainer): a call of 2 iterations
+    to warm up, then one call of all the iterations, timed as a whole."""
+    from pdg import rl
+
+    task, config, weights, grpo = setting(args)
+    trainer = rl.GRPOProgramTrainer(
+        config, grpo, task.reward, task.tokenizer, task.prompt_width, args.new_tokens, lr=3e-4
+    )
+    state = trainer.start(weights)
+    rng = np.random.default_rng(0)
+
+    def batches(n):
+        return [[p for p, _ in task.problems(rng, args.prompts)] for _ in range(n)]
+
+    state, _ = trainer.run(state, batches(2))
+    start = time.perf_counter()
+    trainer.run(state, batches(args.iterations))
+    seconds = (time.perf_counter() - start) / args.iterations
+    return {
+        "ms_per_iteration": 1e3 * seconds,
+        "generation_ms": None,  # generation, reference and update in one program
+        "reference_ms": None,
+        "update_ms": None,
+        "peak_rss_mib": peak_mib(),
+        "compile_s": sum(trainer.compile_seconds.values()),
+    }
 
 
 def torch_logits(p: dict, ids, valid, config):
@@ -246,27 +276,27 @@ def print_table(args, rows: dict) -> None:
         + (" (pdg vectorized)" if args.vectorize else "")
     )
     header = ("ms/iter", "generation", "reference", "update", "MiB")
-    print(f"{'impl':6} " + " ".join(f"{h:>{w}}" for h, w in zip(header, WIDTHS, strict=True)))
+    print(f"{'impl':8} " + " ".join(f"{h:>{w}}" for h, w in zip(header, WIDTHS, strict=True)))
     for impl, r in rows.items():
-        ref = "in gen." if r["reference_ms"] is None else f"{r['reference_ms']:.1f}"
-        cells = (
-            f"{r['ms_per_iteration']:.1f}",
-            f"{r['generation_ms']:.1f}",
-            ref,
-            f"{r['update_ms']:.1f}",
-            f"{r['peak_rss_mib']:.0f}",
-        )
-        print(f"{impl:6} " + " ".join(f"{c:>{w}}" for c, w in zip(cells, WIDTHS, strict=True)))
-    for other in ("trl", "torch"):
-        if other in rows:
-            print(
-                f"pdg / {other}: time {ratio(rows, other, 'ms_per_iteration'):.2f}x, "
-                f"peak memory {ratio(rows, other, 'peak_rss_mib'):.2f}x"
-            )
+        if r["generation_ms"] is None:  # one program: no split
+            parts = ("in one", "program", "")
+        else:
+            ref = "in gen." if r["reference_ms"] is None else f"{r['reference_ms']:.1f}"
+            parts = (f"{r['generation_ms']:.1f}", ref, f"{r['update_ms']:.1f}")
+        cells = (f"{r['ms_per_iteration']:.1f}", *parts, f"{r['peak_rss_mib']:.0f}")
+        print(f"{impl:8} " + " ".join(f"{c:>{w}}" for c, w in zip(cells, WIDTHS, strict=True)))
+    for ours in ("pdg", "pdg-one"):
+        for other in ("trl", "torch"):
+            if ours in rows and other in rows:
+                print(
+                    f"{ours} / {other}: time "
+                    f"{ratio(rows, other, 'ms_per_iteration', ours):.2f}x, peak memory "
+                    f"{ratio(rows, other, 'peak_rss_mib', ours):.2f}x"
+                )
 
 
-def ratio(rows: dict, other: str, key: str) -> float:
-    return rows["pdg"][key] / rows[other][key]
+def ratio(rows: dict, other: str, key: str, ours: str = "pdg") -> float:
+    return rows[ours][key] / rows[other][key]
 
 
 def main() -> None:
@@ -285,7 +315,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     if args.impl:
-        run = {"pdg": run_pdg, "torch": run_torch}.get(args.impl)
+        run = {"pdg": run_pdg, "pdg-one": run_pdg_one, "torch": run_torch}.get(args.impl)
         if run is None:
             from impl_trl import run_trl as run
         print(json.dumps(run(args)))
@@ -306,10 +336,11 @@ def main() -> None:
         runs.append({"new_tokens": n, **rows})
     if args.sweep:
         baseline = "trl" if "trl" in runs[0] else "torch"
-        print(f"\npdg / {baseline} time by response length:")
+        print(f"\npdg (pdg-one) / {baseline} time by response length:")
         for run in runs:
             times = ratio(run, baseline, "ms_per_iteration")
-            print(f"  {run['new_tokens']:3d} tokens: {times:.2f}x")
+            one = ratio(run, baseline, "ms_per_iteration", "pdg-one")
+            print(f"  {run['new_tokens']:3d} tokens: {times:.2f}x ({one:.2f}x)")
     out = args.out or HERE / "results" / ("grpo-sweep.json" if args.sweep else "grpo.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     config = {k: v for k, v in vars(args).items() if k not in ("impl", "out", "new_tokens")}

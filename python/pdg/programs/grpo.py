@@ -2,12 +2,12 @@
 loss, gradients and optimizer step in a single compiled program, with no
 Python between iterations but the reward callback.
 
-Dims: i (iteration, given at launch; only with an optimizer), p (prompt,
-given at launch), g (completion of that prompt, static: the group) and t
+Dims: p (prompt, given at launch), i (iteration, given at launch; only
+with an optimizer), g (completion of that prompt, static: the group) and t
 (position in prompt + completion, dynamic: a completion ends after the step
 that emits EOS, or after max_new_tokens tokens). Inputs: each
-iteration's prompts `prompt[i, p]` (right-padded to prompt_width) and
-`prompt_len[i, p]`, the sampling `seed`, the policy's weights (its
+iteration's prompts `prompt[p, i]` (right-padded to prompt_width) and
+`prompt_len[p, i]`, the sampling `seed`, the policy's weights (its
 starting point with an optimizer) and the frozen reference's (`ref.*`).
 
 At each position the policy's logits give the sampled token and its
@@ -22,7 +22,7 @@ loss's gradient for every policy weight (`g_<path>`) and the sampled
 `tokens`; with one, the weights and the optimizer state are recurrences
 over i and the outputs are the final state (optim.Training). Either way it
 outputs per iteration the `loss`, the mean per-token `kl` to the reference
-(k3, over the completion tokens), and per completion its `reward` and
+(k3, over the completion tokens), and per completion ([p, i, g]) its `reward` and
 `length` (completion tokens, EOS included).
 """
 
@@ -88,7 +88,8 @@ class GRPOProgram:
         if self.training is None:
             padded, lengths = padded[0], lengths[0]
             inputs = self.policy.inputs_from(weights)
-        else:
+        else:  # the program's dims: [p, i]
+            padded, lengths = padded.transpose(1, 0, 2), lengths.T
             inputs = self.training.initial_inputs(weights, state, start_step=start_step)
         inputs.update(self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()}))
         inputs.update(prompt=padded, prompt_len=lengths, seed=np.asarray(seed, np.int64))
@@ -96,10 +97,10 @@ class GRPOProgram:
 
     def symbols(self, inputs: dict) -> dict[str, int]:
         """The launch symbols of a run on `inputs`."""
-        shape = inputs["prompt_len"].shape
+        shape = inputs["prompt_len"].shape  # [p] or [p, i]
         if self.training is None:
             return {"P": shape[0]}
-        return {"I": shape[0], "P": shape[1]}
+        return {"P": shape[0], "I": shape[1]}
 
 
 def build_grpo(
@@ -120,16 +121,17 @@ def build_grpo(
     if max_new_tokens < 1 or prompt_width < 1:
         raise pf.ProgramError("prompt_width and max_new_tokens must be at least 1")
     prog = pf.Program("grpo")
-    i = prog.dim("i", launch="I") if optimizer is not None else None
+    # p first: pdg-vectorize folds a leading dim (one step for all prompts).
     p = prog.dim("p", launch="P")
+    i = prog.dim("i", launch="I") if optimizer is not None else None
     g = prog.dim("g", grpo.group)
     # A prompt of full width leaves max_new_tokens positions to generate at.
     t = prog.dim("t", dynamic="T", max=prompt_width + max_new_tokens - 1)
     outer = [i] if i is not None else []
-    sequence = [*outer, p, g, t]
+    sequence = [p, *outer, g, t]
     real = config.dtype
-    prompt = prog.input("prompt", (prompt_width,), "i64", domain=[*outer, p])
-    prompt_len = prog.input("prompt_len", (), "i64", domain=[*outer, p])
+    prompt = prog.input("prompt", (prompt_width,), "i64", domain=[p, *outer])
+    prompt_len = prog.input("prompt_len", (), "i64", domain=[p, *outer])
     seed = prog.input("seed", (), "i64")
     reference = GPT(prog, config, path="ref")  # fixed: program inputs
     if i is not None:
@@ -171,7 +173,7 @@ def build_grpo(
 
     whole = rl.grpo.whole_dim
     rewards = prog.udf(
-        score, [prompt, prompt_len, whole(chosen, t)], (), real, domain=[*outer, p, g], name="reward"
+        score, [prompt, prompt_len, whole(chosen, t)], (), real, domain=[p, *outer, g], name="reward"
     )
     advantage = rl.group_advantages(rewards, g, grpo.eps).named("advantage")
 
@@ -182,7 +184,7 @@ def build_grpo(
         logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
     )
     per_sequence = rl.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
-    batch = tuple([*outer, slice(0, p.size), slice(0, grpo.group)])
+    batch = tuple([slice(0, p.size), *outer, slice(0, grpo.group)])
     loss = per_sequence[batch].mean().named("loss")
     length = whole(mask, t).sum().named("length")
     delta = ref_logp - logp

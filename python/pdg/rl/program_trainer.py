@@ -92,12 +92,13 @@ class GRPOProgramTrainer:
         seconds = (time.perf_counter() - start) / len(batches)
         weights, optimizer = self.program.training.final_state(out.outputs)
         loss, kl = np.asarray(out.outputs["loss"]), np.asarray(out.outputs["kl"])
+        # per completion, over [p, i, g]
         rewards, lengths = np.asarray(out.outputs["reward"]), np.asarray(out.outputs["length"])
         stats = [
             StepStats(
                 state.step + k,
-                float(rewards[k].mean()),
-                float(lengths[k].mean()),
+                float(rewards[:, k].mean()),
+                float(lengths[:, k].mean()),
                 float(loss[k]),
                 float(kl[k]),
                 {"iteration": seconds},

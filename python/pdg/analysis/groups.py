@@ -68,11 +68,6 @@ class Grouping:
         """The dims of v's nests that step backward."""
         return [self.nests[n].dim for n in self.enclosing(v) if self.nests[n].reverse]
 
-    def reverse(self, v: Value) -> bool:
-        """Whether v's innermost nest steps backward."""
-        nests = self.enclosing(v)
-        return bool(nests and self.nests[nests[-1]].reverse)
-
     def runs_inside(self, consumer: Value, v: Value, dim: str) -> bool:
         """Whether `consumer` runs inside v's nest over `dim` (and so sees
         v's steps as they come, not after the nest)."""
@@ -155,7 +150,9 @@ def _level(graph: Graph, poly: Polyhedral, values, reads: list[Read], sequential
         outer = [
             r
             for r in mine
-            if id(r.producer) in here and id(r.producer) not in inside and r.producer.kind != "input"
+            if id(r.producer) in here
+            and id(r.producer) not in inside
+            and r.producer.kind != "input"
         ]
         dims = [d for d in sequential if all(d in loops[id(v)] for v in vals)]
         recurrence = _recurrence(poly, own, sequential)

@@ -85,7 +85,9 @@ def read_model(graph_op: ir.Operation) -> LoweringModel:
             if "group" in slot
             else {"before": 0, "loop": 1, "after": 2}[ir.StringAttr(slot["phase"]).value]
         )
-        inner = [ir.IntegerAttr(g).value for g in ir.ArrayAttr(slot["nest"])] if "nest" in slot else []
+        inner = (
+            [ir.IntegerAttr(g).value for g in ir.ArrayAttr(slot["nest"])] if "nest" in slot else []
+        )
         node.path = (group, *inner)
         node.loops = [ir.StringAttr(d).value for d in ir.ArrayAttr(slot["loops"])]
         if "reverse" in slot:

@@ -91,7 +91,9 @@ class GRPOProgram:
         else:  # the program's dims: [p, i]
             padded, lengths = padded.transpose(1, 0, 2), lengths.T
             inputs = self.training.initial_inputs(weights, state, start_step=start_step)
-        inputs.update(self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()}))
+        inputs.update(
+            self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
+        )
         inputs.update(prompt=padded, prompt_len=lengths, seed=np.asarray(seed, np.int64))
         return inputs
 
@@ -173,7 +175,12 @@ def build_grpo(
 
     whole = rl.grpo.whole_dim
     rewards = prog.udf(
-        score, [prompt, prompt_len, whole(chosen, t)], (), real, domain=[p, *outer, g], name="reward"
+        score,
+        [prompt, prompt_len, whole(chosen, t)],
+        (),
+        real,
+        domain=[p, *outer, g],
+        name="reward",
     )
     advantage = rl.group_advantages(rewards, g, grpo.eps).named("advantage")
 

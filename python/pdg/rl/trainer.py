@@ -217,11 +217,15 @@ class GreedyEvaluator:
         """Token ids of each greedy completion, up to and with EOS."""
         ids = [self.tok.encode(p) for p in prompts]
         out = self.run.run(self.decode.inputs(weights, ids), symbols={"B": len(ids)}).outputs
-        return [[int(x) for x in np.asarray(out["tokens"][k])[len(p) - 1 :]] for k, p in enumerate(ids)]
+        return [
+            [int(x) for x in np.asarray(out["tokens"][k])[len(p) - 1 :]] for k, p in enumerate(ids)
+        ]
 
     def evaluate(self, weights, problems: list[tuple[str, str]]) -> float:
         """Greedy accuracy (mean reward) on (prompt, answer) problems."""
         prompts = [p for p, _ in problems]
         completions = self.completions(weights, prompts)
-        scores = [self.reward(p, self.tok.decode(c)) for p, c in zip(prompts, completions, strict=True)]
+        scores = [
+            self.reward(p, self.tok.decode(c)) for p, c in zip(prompts, completions, strict=True)
+        ]
         return float(np.mean(scores))

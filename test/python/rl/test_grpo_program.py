@@ -100,26 +100,26 @@ def test_one_iteration_matches_pytorch():
     out = interpret(
         program.program.build(), inputs, symbols=program.symbols(inputs), udfs=program.udfs
     ).outputs
-    tokens = out["tokens"]  # per sequence (p, g): the chosen token at each step
+    tokens = _per_sequence(out["tokens"], len(batch))  # the chosen token at each step
     rewards = np.asarray(out["reward"])
     assert 0 < rewards.sum() < rewards.size  # both rewards drawn: advantages are not all 0
     for p, prompt in enumerate(batch):
         for g in range(GRPO.group):
-            chosen = np.asarray(tokens[p * GRPO.group + g] if isinstance(tokens, list) else tokens[p, g])
-            completion = chosen[len(prompt) - 1 :]
+            completion = np.asarray(tokens[p][g])[len(prompt) - 1 :]
             # a completion ends on its EOS or after NEW tokens
             assert (completion[-1] == TOK.eos) or len(completion) == NEW
             assert TOK.eos not in completion[:-1]
             assert rewards[p, g] == parity_reward(prompt, completion)
             assert out["length"][p, g] == len(completion)
-    loss, grads = torch_grpo(weights, ref_weights, batch, _per_sequence(tokens, len(batch)), rewards)
+    loss, grads = torch_grpo(weights, ref_weights, batch, tokens, rewards)
     assert abs(float(out["loss"]) - loss) <= 1e-10
     assert float(out["kl"]) > 0  # the reference differs
     assert worst_error(out, grads, 1e-6) <= 1e-6
 
 
 def _per_sequence(tokens, count: int):
-    """tokens[p][g] from the output (ragged: a list in (p, g) order)."""
+    """tokens[p][g] from the output (ragged when lengths differ: a list in
+    (p, g) order)."""
     if not isinstance(tokens, list):
         return [[tokens[p, g] for g in range(GRPO.group)] for p in range(count)]
     return [tokens[p * GRPO.group : (p + 1) * GRPO.group] for p in range(count)]
@@ -133,9 +133,7 @@ def test_training_compiled_matches_interpreter(tmp_path):
     weights = program.policy.init_weights(seed=1, scale=0.5)
     inputs = program.inputs(weights, weights, prompts(3, 2, seed=4), seed=9)
     symbols = program.symbols(inputs)
-    want = interpret(
-        program.program.build(), inputs, symbols=symbols, udfs=program.udfs
-    ).outputs
+    want = interpret(program.program.build(), inputs, symbols=symbols, udfs=program.udfs).outputs
     compile_module(program.program.build(), tmp_path / "grpo.pdgx", gpu=False)
     got = load(tmp_path / "grpo.pdgx").run(inputs, symbols, udfs=program.udfs).outputs
     # The same samples at every iteration (the weights agree to float32
@@ -173,9 +171,7 @@ def test_stores_along_t_hold_the_steps_that_ran():
     from pdg.analysis.storage import plan_storage
     from pdg.ir import make_context, parse_text
 
-    module = parse_text(
-        str(build("f32", optim.Adam(1e-3)).program.build()), "grpo", make_context()
-    )
+    module = parse_text(str(build("f32", optim.Adam(1e-3)).program.build()), "grpo", make_context())
     graph = read_graph(next(op for op in module.body.operations if op.name == "pdg.graph"))
     bound = str(WIDTH + NEW - 1)
     over_t = [s for s in plan_storage(graph) if "t" in s.value.domain and s.kind != "input"]

@@ -240,10 +240,35 @@ LogicalResult PdgDialect::verifyOperationAttribute(Operation *op,
                                       phase.getValue()))
       return op->emitError("'pdg.schedule' needs phase = \"before\", "
                            "\"loop\" or \"after\"");
-    if (!dict.getAs<ArrayAttr>("loops") || !dict.getAs<IntegerAttr>("order") ||
+    auto loops = dict.getAs<ArrayAttr>("loops");
+    if (!loops || !dict.getAs<IntegerAttr>("order") ||
         !dict.getAs<IntegerAttr>("stage"))
       return op->emitError("'pdg.schedule' needs loops (array), order and "
                            "stage (integers)");
+    auto allOf = [](ArrayAttr array, auto isA) {
+      return llvm::all_of(array, [&](Attribute a) { return isA(a); });
+    };
+    auto isString = [](Attribute a) { return isa<StringAttr>(a); };
+    auto isInteger = [](Attribute a) { return isa<IntegerAttr>(a); };
+    if (!allOf(loops, isString))
+      return op->emitError("'pdg.schedule' loops must be dim names (strings)");
+    if (Attribute group = dict.get("group"); group && !isa<IntegerAttr>(group))
+      return op->emitError("'pdg.schedule' group must be an integer");
+    // The groups inside the enclosing nests, one per level below the top.
+    if (Attribute nest = dict.get("nest")) {
+      auto levels = dyn_cast<ArrayAttr>(nest);
+      if (!levels || !allOf(levels, isInteger))
+        return op->emitError("'pdg.schedule' nest must be an array of integers");
+    }
+    // The loops that step backward (a unit attribute: the innermost).
+    if (Attribute reverse = dict.get("reverse")) {
+      auto dims = dyn_cast<ArrayAttr>(reverse);
+      if (!isa<UnitAttr>(reverse) &&
+          (!dims || !allOf(dims, isString) ||
+           !llvm::all_of(dims, [&](Attribute d) { return llvm::is_contained(loops, d); })))
+        return op->emitError("'pdg.schedule' reverse must name loops of the "
+                             "value (an array of strings)");
+    }
     return success();
   }
   // Other pdg.* attributes are notes of tools and users: not ours to check.

@@ -32,15 +32,17 @@ def test_supervised_sequences_mask_the_answer():
     assert [int(x) for x in targets[1][mask[1] > 0]] == tok.encode("21") + [tok.eos]
 
 
-def small_trainer(workdir, algorithm="grpo", vectorize=False):
+def small_trainer(workdir, algorithm="grpo", vectorize=False, one_program=False):
     """A 1-layer policy on additions below 10, groups of 4, and a reward
-    with variety inside each group: shorter completions score more."""
+    with variety inside each group: shorter completions score more. With
+    `one_program`, GRPO as one program (rl.GRPOProgramTrainer)."""
     task = rl.Addition(10)
     tok = task.tokenizer
     config = GPTConfig(
         vocab=tok.vocab, d_model=16, n_layers=1, n_heads=2, max_positions=task.prompt_width + 3
     )
-    return rl.GRPOTrainer(
+    make = rl.GRPOProgramTrainer if one_program else rl.GRPOTrainer
+    return make(
         config,
         rl.GRPOConfig(group=4) if algorithm == "grpo" else rl.RLOOConfig(group=4),
         lambda prompt, completion: 1.0 / (1 + len(completion)),
@@ -49,7 +51,7 @@ def small_trainer(workdir, algorithm="grpo", vectorize=False):
         task.answer_width,
         lr=1e-2,
         workdir=workdir,
-        vectorize=vectorize,
+        **({} if one_program else {"vectorize": vectorize}),
     )
 
 
@@ -158,20 +160,7 @@ def test_one_program_trainer_runs_iterations_in_one_call(tmp_path):
     program, then three more resuming from its state (weights, Adam's
     moments, the step)."""
     task = rl.Addition(10)
-    tok = task.tokenizer
-    config = GPTConfig(
-        vocab=tok.vocab, d_model=16, n_layers=1, n_heads=2, max_positions=task.prompt_width + 3
-    )
-    trainer = rl.GRPOProgramTrainer(
-        config,
-        rl.GRPOConfig(group=4),
-        lambda prompt, completion: 1.0 / (1 + len(completion)),
-        tok,
-        task.prompt_width,
-        task.answer_width,
-        lr=1e-2,
-        workdir=tmp_path,
-    )
+    trainer = small_trainer(tmp_path, one_program=True)
     weights = trainer.program.policy.init_weights(seed=0, scale=0.3)
     state = trainer.start(weights)
     batches = [["1+2=", "3+4="], ["5+6=", "7+8="], ["9+1=", "2+3="]]

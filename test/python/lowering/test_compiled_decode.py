@@ -14,6 +14,8 @@ from pdg.interpreter import interpret
 from pdg.ir import make_context, parse_text
 from pdg.lowering.artifact import compile_module
 
+from lowering.ragged import assert_same
+
 # Prompts of mixed lengths. With eos=5 and these weights, greedy decoding
 # ends the second sequence of the first batch after 3 steps while the others
 # run past 16 (the first growable capacity): stores double, outputs are ragged.
@@ -42,15 +44,6 @@ def compiled(request, tmp_path_factory):
     return request.param, decode, text, pdg.runtime.load(path)
 
 
-def _same_tokens(ref, got) -> None:
-    if isinstance(ref, list):
-        assert isinstance(got, list) and len(got) == len(ref)
-        for a, b in zip(ref, got, strict=True):
-            np.testing.assert_array_equal(a, b)
-    else:
-        np.testing.assert_array_equal(ref, got)
-
-
 def _relative_error(ref, got) -> float:
     if isinstance(ref, list):
         return max(_relative_error(a, b) for a, b in zip(ref, got, strict=True))
@@ -66,7 +59,7 @@ def check_against_interpreter(decode, text: str, program, prompts, limits=None) 
     ref = interpret(parse_text(text, "ref", make_context()), inputs, symbols=symbols)
     got = program.run(inputs, symbols)
     np.testing.assert_array_equal(np.asarray(ref.bounds["T"]), np.asarray(got.bounds["T"]))
-    _same_tokens(ref.outputs["tokens"], got.outputs["tokens"])
+    assert_same(got.outputs["tokens"], ref.outputs["tokens"])
     assert _relative_error(ref.outputs["logits"], got.outputs["logits"]) < 1e-5
     if limits is not None:
         assert all(n <= cap for n, cap in zip(np.atleast_1d(got.bounds["T"]), limits, strict=True))

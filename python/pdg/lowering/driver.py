@@ -96,7 +96,8 @@ class Driver(ViewEmitter, LoopEmitter):
         if name in self.symbols:
             return self.symbols[name]
         loop = next((x for x in self.dynamic.values() if x.dim.symbol == name), None)
-        if loop and not (loop in self.active and not loop.replay):
+        # Lengths are known after the first loop over the dim, and in replays.
+        if loop and (loop.replay or loop not in self.active):
             if any(g not in point for g in loop.groups):
                 raise PassError(
                     f"'{v.name}' reads {name}, a per-sequence length, without the "
@@ -323,22 +324,19 @@ class Driver(ViewEmitter, LoopEmitter):
         down)."""
         groups: dict[int, list[Node]] = {}
         for n in nodes:
-            groups.setdefault(n.path[level], []).append(n)
+            # A nest's members without groups of their own run at each step,
+            # as one whole computation.
+            groups.setdefault(n.path[level] if level < len(n.path) else 0, []).append(n)
         for group, members in sorted(groups.items()):
             if group % 2 == 0:
                 for n in members:
                     self.run_node(n, point)
                 continue
+
+            def body(at: dict[str, str], members=members) -> None:
+                self.run_groups(members, level + 1, at)
+
             dim = self.nest_dim(members, level)
-            deeper = len(members[0].path) > level + 1
-
-            def body(at: dict[str, str], members=members, deeper=deeper) -> None:
-                if deeper:
-                    self.run_groups(members, level + 1, at)
-                    return
-                for n in members:
-                    self.run_node(n, at)
-
             computed = {id(n.value) for n in members}
             self.run_loop(dim, point, body, dim.name in members[0].reverse, computed)
 

@@ -127,10 +127,10 @@ class LoopEmitter:
         if id(until) not in computed:
             names = [n.value.name for n in self.m.nodes if id(n.value) in computed]
             raise PassError(
-                f"'{names[0]}' runs along dynamic dim '{dim.name}' outside the loops where "
-                f"its sequences end ('{until.name}' is over [{', '.join(until.domain)}]); "
-                f"define it over those dims too (e.g. prog.coordinate({dim.name}, "
-                f"domain=[{', '.join(until.domain)}]))",
+                f"'{names[0]}' runs in the first loop over dynamic dim '{dim.name}', which "
+                f"does not compute its end condition '{until.name}' "
+                f"[{', '.join(until.domain)}]: the loop could not tell when to stop; make "
+                f"'{names[0]}' depend on what '{until.name}' reads, or run after it",
                 self.m.graph.value(names[0]).op.location,
             )
         loop = self.track_sequences(dim, point)

@@ -51,7 +51,6 @@ class GRPOProgram:
     prompt_width: int
     udfs: dict  # the host callbacks a run needs, by name
     training: optim.Training | None = None  # with an optimizer
-    paths: list[str] | None = None  # the policy's weights, in gradient order
 
     def inputs(
         self,
@@ -206,7 +205,7 @@ def build_grpo(
         prog.output("tokens", chosen)
         for path, grad in zip(params, pf.grad(loss, list(params.values())), strict=True):
             prog.output("g_" + path.replace(".", "_"), grad)
-        return GRPOProgram(prog, policy, reference, prompt_width, udfs, None, list(params))
+        return GRPOProgram(prog, policy, reference, prompt_width, udfs)
     training = optim.minimize(loss, params, optimizer, clip_norm)
     training.add_outputs()
-    return GRPOProgram(prog, policy, reference, prompt_width, udfs, training, list(params))
+    return GRPOProgram(prog, policy, reference, prompt_width, udfs, training)

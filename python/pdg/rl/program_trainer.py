@@ -64,6 +64,7 @@ class GRPOProgramTrainer:
         compile_module(self.program.program.build(), work / "grpo.pdgx", gpu=False)
         self.compile_seconds = {"grpo": time.perf_counter() - start}
         self.run_grpo = load(work / "grpo.pdgx")
+        self.peak_bytes = 0  # the compiled code's peak in the last run() (inputs included)
         start = time.perf_counter()
         self.greedy = GreedyEvaluator(config, reward, tokenizer, prompt_width, max_new_tokens, work)
         self.compile_seconds["greedy"] = time.perf_counter() - start
@@ -90,6 +91,7 @@ class GRPOProgramTrainer:
         start = time.perf_counter()
         out = self.run_grpo.run(inputs, self.program.symbols(inputs), udfs=self.program.udfs)
         seconds = (time.perf_counter() - start) / len(batches)
+        self.peak_bytes = out.peak_bytes
         weights, optimizer = self.program.training.final_state(out.outputs)
         loss, kl = np.asarray(out.outputs["loss"]), np.asarray(out.outputs["kl"])
         # per completion, over [p, i, g]

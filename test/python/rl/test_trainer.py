@@ -165,6 +165,7 @@ def test_one_program_trainer_runs_iterations_in_one_call(tmp_path):
     state = trainer.start(weights)
     batches = [["1+2=", "3+4="], ["5+6=", "7+8="], ["9+1=", "2+3="]]
     new, stats = trainer.run(state, batches)
+    assert trainer.peak_bytes > 0
     assert new.step == 3 and [s.step for s in stats] == [0, 1, 2]
     assert all(0 < s.reward <= 1 and 1 <= s.length <= task.answer_width for s in stats)
     assert abs(stats[0].kl) < 1e-6 and stats[2].kl > 0  # the policy leaves the reference

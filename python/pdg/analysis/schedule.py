@@ -36,7 +36,8 @@ class Slot:
         if len(self.path) > 1:
             extra += f", nest = [{', '.join(f'{g} : i64' for g in self.path[1:])}]"
         if self.reverse:
-            extra += f", reverse = [{', '.join(f'{chr(34)}{d}{chr(34)}' for d in self.reverse)}]"
+            reverse = ", ".join(f'"{d}"' for d in self.reverse)
+            extra += f", reverse = [{reverse}]"
         return (
             f'{{group = {self.path[0]} : i64, phase = "{self.phase}", loops = [{loops}], '
             f"order = {self.order} : i64, stage = {self.stage} : i64{extra}}}"

@@ -144,7 +144,8 @@ AccessAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
 //===----------------------------------------------------------------------===//
 
 static bool isStoreKind(llvm::StringRef kind) {
-  return llvm::is_contained({"point", "window", "block", "full", "growable", "input"},
+  return llvm::is_contained({"point", "window", "block", "full", "growable", "partial",
+                             "input"},
                             kind);
 }
 
@@ -158,7 +159,7 @@ Attribute StoreAttr::parse(AsmParser &parser, Type) {
   if (!isStoreKind(kind)) {
     parser.emitError(kindLoc) << "unknown store kind '" << kind
                               << "'; expected point, window, block, full, "
-                                 "growable or input";
+                                 "growable, partial or input";
     return {};
   }
   NameScope scope;

@@ -63,8 +63,9 @@ def Pdg_StoreAttr : Pdg_Attr<"Store", "store"> {
     sequences (a circular buffer). Kinds: `point` (only the latest step),
     `window` (circular buffer), `block` (the current block), `full` (every
     point, sized by the bounds), `growable` (every point of a dimension
-    whose bound is discovered while running; grows by doubling), `input`
-    (given by the caller). One extent per domain dim, an affine expression
+    whose bound is discovered while running; grows by doubling), `partial`
+    (read only by a sum over its parallel dims: one running partial sum per
+    thread of the pool, extents 1), `input` (given by the caller). One extent per domain dim, an affine expression
     of the graph's bound symbols.
   }];
   let parameters = (ins

@@ -52,3 +52,36 @@ pdg.graph @huge_store {
   %x = pdg.input "x" {pdg.store = #pdg.store<input, [9223372036854775807]>} : !pdg.value<[b], tensor<2xf32>>
   pdg.output "x" %x : !pdg.value<[b], tensor<2xf32>>
 }
+
+// -----
+
+// A hand-written partial store whose reader is not a sum (a max): refused
+// rather than lowered as one.
+// CHECK: pdg-lower-to-loops-invalid.mlir:[[# @LINE + 9]]:{{[0-9]+}}: error: pdg-lower-to-loops: 'e' has a partial store, but its only reader must be one node that sums it over its parallel dims; plan the storage again (pdg-plan-storage)
+pdg.graph @partial_of_a_max {
+  pdg.dim @i < launch I
+  pdg.dim @b < launch B
+  %x = pdg.input "x" {pdg.store = #pdg.store<input, [B]>} : !pdg.value<[b], tensor<4xf32>>
+  %w = pdg.node "w" [i] (%a = %x[0] : !pdg.value<[b], tensor<4xf32>>) -> tensor<4xf32>
+      attributes {pdg.schedule = {group = 1 : i64, loops = ["i"], order = 1 : i64, phase = "loop", stage = 0 : i64}, pdg.store = #pdg.store<full, [I]>} {
+    pdg.yield %a : tensor<4xf32>
+  }
+  %e = pdg.node "e" [i, b] (%a = %x[b] : !pdg.value<[b], tensor<4xf32>>, %v = %w[i] : !pdg.value<[i], tensor<4xf32>>) -> tensor<4xf32>
+      attributes {pdg.schedule = {group = 1 : i64, loops = ["i"], order = 2 : i64, phase = "loop", stage = 1 : i64}, pdg.store = #pdg.store<partial, [1, 1]>} {
+    %0 = arith.mulf %a, %v : tensor<4xf32>
+    pdg.yield %0 : tensor<4xf32>
+  }
+  %m = pdg.node "m" [i] (%a = %e[i, 0 : B] : !pdg.value<[i, b], tensor<4xf32>>) -> tensor<4xf32>
+      attributes {pdg.schedule = {group = 1 : i64, loops = ["i"], order = 3 : i64, phase = "loop", stage = 2 : i64}, pdg.store = #pdg.store<full, [I]>} {
+    %cst = arith.constant 0.000000e+00 : f32
+    %0 = tensor.empty() : tensor<4xf32>
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<?x4xf32>) outs(%1 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %3 = arith.maximumf %in, %out : f32
+      linalg.yield %3 : f32
+    } -> tensor<4xf32>
+    pdg.yield %2 : tensor<4xf32>
+  }
+  pdg.output "m" %m : !pdg.value<[i], tensor<4xf32>>
+}

@@ -14,7 +14,9 @@ distance back any read looks, from isl (`Polyhedral.upper_bound`):
 A read from a consumer that lacks the dim needs every step (x[b, 0 : T]
 after the loop: full) unless it reads only the last few (acc[b, T - 1]: a
 window of those). A program output needs every step. Inputs are given by
-the caller."""
+the caller. A value read only by a sum over its parallel dims keeps one
+partial sum per thread (`partial`, partial_sums.py; extents of 1: the
+report counts one thread's)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 
 from .graph import Graph, Value
 from .groups import loop_groups
+from .partial_sums import partial_sums
 from .polyhedral import Polyhedral
 from .roles import dim_roles
 
@@ -29,7 +32,7 @@ from .roles import dim_roles
 @dataclass
 class Store:
     value: Value
-    kind: str  # point | window | block | full | growable | input
+    kind: str  # point | window | block | full | growable | partial | input
     extents: list[str]  # per domain dim: an int or a bound symbol, as text
     point_factors: list[str]  # per point dim (a `?` bounded by its slice)
 
@@ -48,7 +51,13 @@ def plan_storage(graph: Graph, poly: Polyhedral | None = None) -> list[Store]:
     readers: dict[int, list] = {id(v): [] for v in graph.values}
     for read in graph.reads:
         readers[id(read.producer)].append(read)
-    return [_store(graph, poly, roles, groups, v, readers[id(v)]) for v in graph.values]
+    summed = partial_sums(graph, roles)
+    return [
+        Store(v, "partial", ["1"] * len(v.domain), _point_factors(graph, poly, v))
+        if id(v) in summed
+        else _store(graph, poly, roles, groups, v, readers[id(v)])
+        for v in graph.values
+    ]
 
 
 def _store(graph, poly, roles, groups, v: Value, reads) -> Store:

@@ -9,7 +9,8 @@ dynamic dim, each sequence's length. Nodes over a sequence's dims run only
 while it is alive. No Python runs between steps.
 
 The Driver holds the emission state; views.py (reading and writing store
-slots) and loops.py (the loop, sequence ends, growth) are its parts."""
+slots), loops.py (the loop, sequence ends, growth) and partials.py (sums
+kept per thread) are its parts."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from .bodies import Wrapper
 from .buffers import GROW_FROM, Buffer, check_static_size, plan_buffer
 from .loops import LENGTHS, Loop, LoopEmitter
 from .model import Case, LoweringModel, Node
-from .text import DYNAMIC, MemRef, Writer, c_identifier, symbol
+from .partials import PartialSumEmitter
+from .text import DYNAMIC, MemRef, Writer, c_identifier, cast, symbol
 from .views import ViewEmitter
 
 
@@ -59,10 +61,14 @@ class EntryABI:
         }
 
 
-class Driver(ViewEmitter, LoopEmitter):
-    def __init__(self, model: LoweringModel, wrappers: dict[str, Wrapper]):
+class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
+    def __init__(
+        self, model: LoweringModel, wrappers: dict[str, Wrapper], summing: dict[int, Node]
+    ):
         self.m = model
         self.wrappers = wrappers
+        self.summing = summing  # id(value with a partial store) -> the node summing it
+        self.sums = {id(n.value) for n in summing.values()}
         self.w = Writer()
         self.prologue = self.w.sibling()
         self.symbols: dict[str, str] = {}  # launch symbol -> SSA
@@ -136,6 +142,9 @@ class Driver(ViewEmitter, LoopEmitter):
             if store.kind == "input":
                 buf.ssa = graph_args[id(store.value)]
                 continue
+            if store.kind == "partial":
+                buf.ssa = w.op(f"memref.alloc({self.thread_count()}) : {buf.type}", "store")
+                continue
             sizes = []
             for (mode, size), extent in zip(buf.modes, buf.type.shape, strict=False):
                 if extent is not DYNAMIC:
@@ -170,6 +179,14 @@ class Driver(ViewEmitter, LoopEmitter):
                     )
                     self.side_buffers.append(side)
 
+    def thread_count(self) -> str:
+        """The pool's thread slots (an SSA index computed in the prologue)."""
+        if self.thread_slots is None:
+            self.thread_slots = self.prologue.op(
+                "func.call @pdg_thread_slots() : () -> index", "threads"
+            )
+        return self.thread_slots
+
     def largest(self, sizes: list) -> str:
         """The largest of ints and SSA sizes, computed in the prologue."""
         w = self.prologue
@@ -189,9 +206,14 @@ class Driver(ViewEmitter, LoopEmitter):
         (loops over parallel dims), guarded by its sequence being alive."""
         w = self.w
         v = node.value
+        if id(v) in self.sums:
+            self.sum_partials(node, point)
+            return
         point = dict(point)
         opened = 0
         free = [d for d in v.domain if d not in point]
+        if id(v) in self.summing:
+            self.start_partials(node, free)
         # Points are independent: one parallel loop over them all, which the
         # thread pool (pdg.lowering.threads) shares out. Host callbacks stay
         # on the calling thread, in order.
@@ -258,13 +280,20 @@ class Driver(ViewEmitter, LoopEmitter):
         ]
         args += [point[d] for d in v.domain]
         buf = self.buffer(v)
-        slot = self.slot_of(buf, point)
-        args.append(self.slot_view(buf, slot, wrapper.params[-1]))
+        if buf.kind == "partial":  # into this thread's scratch, then its sum
+            mine, mine_t, total, total_t = self.partial_slot(buf)
+            args.append(cast(w, mine, mine_t, wrapper.params[-1]))
+        else:
+            slot = self.slot_of(buf, point)
+            args.append(self.slot_view(buf, slot, wrapper.params[-1]))
         sizes = ", ".join(["index"] * wrapper.sizes)
         signature = f"({', '.join(wrapper.params)}) -> ({sizes})"
         results = w.fresh("r")
         bind = f"{results}:{wrapper.sizes} = " if wrapper.sizes else ""
         w.line(f"{bind}func.call {symbol(wrapper.name)}({', '.join(args)}) : {signature}")
+        if buf.kind == "partial":
+            self.add_partial(mine, mine_t, total, total_t)
+            return
         # The sizes of the result's symbolic dims, for whoever reads the slot.
         for k in range(wrapper.sizes):
             at = ", ".join([*slot, w.const(k)])
@@ -461,11 +490,12 @@ GLOBALS = {
 
 
 def driver_text(
-    model: LoweringModel, wrappers: dict[str, Wrapper]
+    model: LoweringModel, wrappers: dict[str, Wrapper], summing: dict[int, Node]
 ) -> tuple[str, EntryABI, set[str], set[str]]:
     """The entry's text, its ABI, the support globals it uses, and the
-    wrappers it calls inside its parallel loops."""
-    driver = Driver(model, wrappers)
+    wrappers it calls inside its parallel loops; `summing`: see
+    partials.summing_nodes."""
+    driver = Driver(model, wrappers, summing)
     text, abi = driver.emit()
     used = {"pdg_abort"} if driver.udfs else set()
     if driver.uses_step:

@@ -15,6 +15,7 @@ from .bodies import bufferize_bodies, wrapper_text
 from .driver import GLOBALS, EntryABI, driver_text, slot_shape
 from .guards import check_affine_constants, check_bodies
 from .model import read_model
+from .partials import summing_nodes
 
 
 def _funcs(module: ir.Module) -> dict[str, ir.Operation]:
@@ -57,14 +58,15 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
                     ir.RankedTensorType(ftype.results[0]),
                     slot_shape(model, node.value),
                 )
+    summing = [summing_nodes(model, funcs) for model in models]
     with ctx, ir.Location.unknown():
         bodies = ir.Module.create()
     for op in funcs.values():
         bodies.body.append(op.detach_from_parent())
     bodies, signatures = bufferize_bodies(bodies, wrappers)
     texts, abis, used, in_parallel = [], [], set(), set()
-    for model in models:
-        text, abi, globals_used, parallel_wrappers = driver_text(model, signatures)
+    for model, sums in zip(models, summing, strict=True):
+        text, abi, globals_used, parallel_wrappers = driver_text(model, signatures, sums)
         texts.append(text)
         abis.append(abi)
         used |= globals_used

@@ -14,7 +14,7 @@ from .text import DYNAMIC, MemRef, cast, subview
 
 class ViewEmitter:
     """Mixed into Driver: uses its writer `w`, `prologue`, `scratch`,
-    `buffer()` and `affine()`."""
+    `buffer()`, `affine()` and `thread_count()`."""
 
     def index_of(self, buf: Buffer, j: int, coord: str) -> str:
         mode, size = buf.modes[j]
@@ -165,11 +165,7 @@ class ViewEmitter:
             size = buf.modes[j][1]
             shape = (DYNAMIC, size, *(p if isinstance(p, int) else DYNAMIC for p in buf.point))
             stype = MemRef(shape, buf.type.element)
-            if self.thread_slots is None:
-                self.thread_slots = self.prologue.op(
-                    "func.call @pdg_thread_slots() : () -> index", "threads"
-                )
-            dyn = [self.thread_slots, *(p for p in buf.point if isinstance(p, str))]
+            dyn = [self.thread_count(), *(p for p in buf.point if isinstance(p, str))]
             name = self.prologue.op(f"memref.alloc({', '.join(dyn)}) : {stype}", "scratch")
             self.scratch[key] = (name, stype)
         return self.scratch[key]

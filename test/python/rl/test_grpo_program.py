@@ -183,3 +183,27 @@ def test_stores_along_t_hold_the_steps_that_ran():
         if store.kind == "growable":
             assert extents["t"] == "T"
     assert any(s.kind == "growable" for s in over_t)  # the KV caches, read whole by the update
+
+
+def test_weight_gradients_are_not_stored_per_completion():
+    """After the whole-graph passes, each completion's weight gradient (a
+    contraction over its own steps) is read only by the sum over the batch:
+    its store is one partial sum per thread, so no store over the prompts
+    holds a weight-shaped point."""
+    from pdg.analysis.graph import read_graph
+    from pdg.analysis.memory import stores_of
+    from pdg.lowering.artifact import OPTIMIZE
+    from pdg.passes.pipeline import parse_pipeline, run_pipeline
+
+    module = build("f32", optim.Adam(1e-3)).program.build()
+    assert not run_pipeline(module, parse_pipeline(OPTIMIZE.format(vectorize="")))
+    graph = read_graph(
+        next(op.operation for op in module.body.operations if op.name == "pdg.graph")
+    )
+    weights = {v.shape for v in graph.values if v.kind == "input" and len(v.shape) == 2}
+    stores = stores_of(graph)
+    per_completion = [s for s in stores if "p" in s.value.domain and s.value.shape in weights]
+    assert per_completion
+    assert all(s.kind == "partial" for s in per_completion), [
+        (s.value.name, s.kind) for s in per_completion if s.kind != "partial"
+    ]

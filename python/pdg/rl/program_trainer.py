@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from pdg import optim
-from pdg.lowering.artifact import compile_module
+from pdg.lowering.cache import build_artifact
 from pdg.nn import GPTConfig
 from pdg.programs import build_grpo
 from pdg.runtime import load
@@ -41,7 +41,10 @@ class GRPOProgramTrainer:
         lr: float = 1e-3,
         clip_norm: float | None = 1.0,
         workdir: Path | None = None,
+        cache: Path | None = None,
     ):
+        """`cache`: a directory of compiled artifacts (pdg.lowering.cache):
+        a program compiled there before is loaded, not compiled again."""
         if not isinstance(grpo, GRPOConfig):
             raise TypeError("GRPOProgramTrainer runs GRPO: pass rl.GRPOConfig")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -60,14 +63,14 @@ class GRPOProgramTrainer:
             optimizer=optim.Adam(lr),
             clip_norm=clip_norm,
         )
-        start = time.perf_counter()
-        compile_module(self.program.program.build(), work / "grpo.pdgx", gpu=False)
-        self.compile_seconds = {"grpo": time.perf_counter() - start}
-        self.run_grpo = load(work / "grpo.pdgx")
+        built = build_artifact(self.program.program, "grpo", work, cache)
+        self.compile_seconds = {"grpo": built.seconds}
+        self.run_grpo = load(built.path)
         self.peak_bytes = 0  # the compiled code's peak in the last run() (inputs included)
-        start = time.perf_counter()
-        self.greedy = GreedyEvaluator(config, reward, tokenizer, prompt_width, max_new_tokens, work)
-        self.compile_seconds["greedy"] = time.perf_counter() - start
+        self.greedy = GreedyEvaluator(
+            config, reward, tokenizer, prompt_width, max_new_tokens, work, cache=cache
+        )
+        self.compile_seconds["greedy"] = self.greedy.compile_seconds
 
     def start(self, weights: dict) -> TrainerState:
         """Training from `weights`, which are also the frozen reference."""

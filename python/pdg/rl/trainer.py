@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from pdg import optim
-from pdg.lowering.artifact import compile_module
+from pdg.lowering.cache import build_artifact
 from pdg.nn import GPTConfig
 from pdg.programs import build_decode, build_rl_step
 from pdg.runtime import load
@@ -64,12 +64,14 @@ class GRPOTrainer:
         workdir: Path | None = None,
         max_batch: int = 1024,
         vectorize: bool = False,
+        cache: Path | None = None,
     ):
         """`vectorize`: compile sampling and the update with pdg-vectorize
         (the sequences, resp. the prompts, folded into the point type: one
         matrix product per step instead of one matrix-vector product per
         sequence). Faster for small models over many sequences; see
-        bench/grpo.py --vectorize for both at a given shape."""
+        bench/grpo.py --vectorize for both at a given shape. `cache`: a
+        directory of compiled artifacts (pdg.lowering.cache)."""
         if not isinstance(grpo, (GRPOConfig, RLOOConfig)):
             raise TypeError("the trainer runs GRPO or RLOO: pass rl.GRPOConfig or rl.RLOOConfig")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -99,21 +101,21 @@ class GRPOTrainer:
         self.update = build_rl_step(
             config, self.length, grpo, optim.Adam(lr), clip_norm, reference_logp=True
         )
-        start = time.perf_counter()
         self.greedy = GreedyEvaluator(
-            config, reward, tokenizer, prompt_width, max_new_tokens, work, max_batch
+            config, reward, tokenizer, prompt_width, max_new_tokens, work, max_batch, cache
         )
-        self.compile_seconds = {"greedy": time.perf_counter() - start}
+        self.compile_seconds = {"greedy": self.greedy.compile_seconds}
+        paths = {}
         for name, prog, folded in (
             ("sample", self.sampler.program, "b"),
             ("update", self.update.program, "p"),
         ):
-            start = time.perf_counter()
             folded = vectorize and folded  # the dim pdg-vectorize folds, or False
-            compile_module(prog.build(), work / f"{name}.pdgx", gpu=False, vectorize=folded)
-            self.compile_seconds[name] = time.perf_counter() - start
-        self.run_sample = load(work / "sample.pdgx")
-        self.run_update = load(work / "update.pdgx")
+            built = build_artifact(prog, name, work, cache, vectorize=folded)
+            self.compile_seconds[name] = built.seconds
+            paths[name] = built.path
+        self.run_sample = load(paths["sample"])
+        self.run_update = load(paths["update"])
 
     def start(self, weights: dict) -> TrainerState:
         """Training from `weights`, which are also the frozen reference."""
@@ -199,7 +201,15 @@ class GreedyEvaluator:
     """Greedy decoding, compiled once, for held-out accuracy."""
 
     def __init__(
-        self, config, reward, tokenizer, prompt_width, max_new_tokens, workdir: Path, max_batch=1024
+        self,
+        config,
+        reward,
+        tokenizer,
+        prompt_width,
+        max_new_tokens,
+        workdir: Path,
+        max_batch=1024,
+        cache: Path | None = None,
     ):
         self.reward, self.tok = reward, tokenizer
         self.decode = build_decode(
@@ -210,8 +220,9 @@ class GreedyEvaluator:
             max_batch=max_batch,
             output_logits=False,
         )
-        compile_module(self.decode.program.build(), workdir / "greedy.pdgx", gpu=False)
-        self.run = load(workdir / "greedy.pdgx")
+        built = build_artifact(self.decode.program, "greedy", workdir, cache)
+        self.compile_seconds = built.seconds
+        self.run = load(built.path)
 
     def completions(self, weights, prompts: list[str]) -> list[list[int]]:
         """Token ids of each greedy completion, up to and with EOS."""

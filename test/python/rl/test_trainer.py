@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pdg import rl
-from pdg.nn import GPTConfig
+from pdg.frontend import Program
+from pdg.nn import GPT, GPTConfig
 
 
 def test_tokenizer_and_reward():
@@ -32,7 +33,7 @@ def test_supervised_sequences_mask_the_answer():
     assert [int(x) for x in targets[1][mask[1] > 0]] == tok.encode("21") + [tok.eos]
 
 
-def small_trainer(workdir, algorithm="grpo", vectorize=False, one_program=False):
+def small_trainer(workdir, algorithm="grpo", vectorize=False, one_program=False, cache=None):
     """A 1-layer policy on additions below 10, groups of 4, and a reward
     with variety inside each group: shorter completions score more. With
     `one_program`, GRPO as one program (rl.GRPOProgramTrainer)."""
@@ -51,6 +52,7 @@ def small_trainer(workdir, algorithm="grpo", vectorize=False, one_program=False)
         task.answer_width,
         lr=1e-2,
         workdir=workdir,
+        cache=cache,
         **({} if one_program else {"vectorize": vectorize}),
     )
 
@@ -173,3 +175,19 @@ def test_one_program_trainer_runs_iterations_in_one_call(tmp_path):
     later, more = trainer.run(new, batches)
     assert later.step == 6 and more[0].step == 3 and more[0].kl > 0
     assert 0 <= trainer.evaluate(later.weights, task.problems(np.random.default_rng(0), 8)) <= 1
+
+
+@pytest.mark.parametrize("one_program", [False, True])
+def test_a_second_trainer_loads_its_programs_from_the_cache(tmp_path, one_program):
+    """With a cache directory, the second trainer of the same setup compiles
+    nothing and samples the same completions as the first."""
+    first = small_trainer(tmp_path / "a", one_program=one_program, cache=tmp_path / "cache")
+    second = small_trainer(tmp_path / "b", one_program=one_program, cache=tmp_path / "cache")
+    assert all(s > 0 for s in first.compile_seconds.values())
+    assert set(second.compile_seconds.values()) == {0.0}
+    loaded = [second.run_grpo] if one_program else [second.run_sample, second.run_update]
+    assert all(p.path.parent == tmp_path / "cache" for p in loaded)
+    task = rl.Addition(10)
+    problems = task.problems(np.random.default_rng(1), 8)
+    weights = GPT(Program("w"), first.config).init_weights(seed=0, scale=0.3)
+    assert first.evaluate(weights, problems) == second.evaluate(weights, problems)

@@ -1,0 +1,99 @@
+"""Artifacts compiled once and reused: an opt-in cache directory keyed by
+content.
+
+A program is compiled ahead of time; a training run only loads what was
+compiled. With a cache directory, the artifact of a program is found by a
+key over everything that decides the compiled code (the program's text,
+the compile options, the host, pdg's version and its compiler's own
+files), so a later process (the next run, a benchmark's timed run) loads
+it without compiling: no compiler in that process's time or memory. A
+changed program or compiler gives another key; old entries are left to
+whoever owns the directory. Finding an entry loads no MLIR (its libraries
+alone take some 80 MiB of a process's memory); only compiling does."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pdg import __version__
+from pdg.frontend import Program
+from pdg.runtime.manifest import MANIFEST, host_target
+
+PACKAGE = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Built:
+    path: Path  # the artifact
+    seconds: float  # compiling it; 0 when it came from the cache
+    cached: bool
+
+
+def build_artifact(
+    program: Program,
+    name: str,
+    workdir: Path,
+    cache: Path | None = None,
+    vectorize: bool | str = False,
+) -> Built:
+    """The CPU artifact of `program`: compiled into workdir/<name>.pdgx, or
+    with `cache`, found there (or compiled into it) by its key."""
+    start = time.perf_counter()
+    if cache is None:
+        path = Path(workdir) / f"{name}.pdgx"
+        _compile(program, path, vectorize)
+        return Built(path, time.perf_counter() - start, False)
+    text = program.to_mlir()
+    key = _key(text, f"gpu=False vectorize={vectorize}")
+    path = Path(cache) / f"{name}-{key}.pdgx"
+    if (path / MANIFEST).exists():
+        return Built(path, 0.0, True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Compiled beside, then renamed: a reader never sees half an artifact,
+    # and of two processes compiling the same key, the first rename wins.
+    scratch = path.with_name(f".{path.name}.{os.getpid()}")
+    _compile(program, scratch, vectorize)
+    try:
+        scratch.rename(path)
+    except OSError:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return Built(path, time.perf_counter() - start, False)
+
+
+def _compile(program: Program, path: Path, vectorize: bool | str) -> None:
+    from .artifact import compile_module  # MLIR: only when compiling
+
+    compile_module(program.build(), path, gpu=False, vectorize=vectorize)
+
+
+def _key(text: str, options: str) -> str:
+    h = hashlib.sha256()
+    for part in (__version__, host_target(), options, _compiler_files(), text):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+_FINGERPRINT: list[str] = []
+
+
+def _compiler_files() -> str:
+    """A digest of the compiler itself: its Python sources' contents and
+    its native extension's size and time (an edited checkout, or another
+    MLIR, compiles anew without a version bump)."""
+    if not _FINGERPRINT:
+        h = hashlib.sha256()
+        for f in sorted(PACKAGE.rglob("*.py")):
+            h.update(f.relative_to(PACKAGE).as_posix().encode() + f.read_bytes())
+        # The dialect and C++ passes, built against one MLIR (installed apart
+        # from the sources when the install is editable; found, not loaded).
+        stat = Path(importlib.util.find_spec("pdg._pdg_ext").origin).stat()
+        h.update(f"{stat.st_size} {stat.st_mtime_ns}".encode())
+        _FINGERPRINT.append(h.hexdigest())
+    return _FINGERPRINT[0]

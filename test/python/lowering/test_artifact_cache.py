@@ -1,0 +1,53 @@
+"""The artifact cache (pdg.lowering.cache): a program compiled into a cache
+directory is loaded from it the next time, another program or option gets
+its own entry, and without a cache the artifact goes to the work dir."""
+
+from __future__ import annotations
+
+import numpy as np
+import pdg.frontend as pf
+import pdg.runtime
+from pdg.lowering.cache import build_artifact
+
+
+def scaled(factor: float) -> pf.Program:
+    prog = pf.Program("scaled")
+    b = prog.dim("b", launch="B")
+    x = prog.input("x", (3,), "f32", domain=[b])
+    prog.output("y", (x * factor).named("y"))
+    return prog
+
+
+def run(path, batch: int = 2) -> np.ndarray:
+    x = np.arange(3 * batch, dtype=np.float32).reshape(batch, 3)
+    return pdg.runtime.load(path).run({"x": x}, {"B": batch}).outputs["y"]
+
+
+def test_a_program_compiles_once_per_cache(tmp_path):
+    cache = tmp_path / "cache"
+    first = build_artifact(scaled(2.0), "scaled", tmp_path / "a", cache)
+    again = build_artifact(scaled(2.0), "scaled", tmp_path / "b", cache)
+    assert not first.cached and first.seconds > 0
+    assert again.cached and again.seconds == 0.0 and again.path == first.path
+    assert first.path.parent == cache
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(run(again.path), 2.0 * x)
+    # Nothing half-written is left beside the entries.
+    assert [p.name.startswith(".") for p in cache.iterdir()] == [False]
+
+
+def test_another_program_or_option_is_another_entry(tmp_path):
+    cache = tmp_path / "cache"
+    two = build_artifact(scaled(2.0), "scaled", tmp_path, cache)
+    three = build_artifact(scaled(3.0), "scaled", tmp_path, cache)
+    folded = build_artifact(scaled(2.0), "scaled", tmp_path, cache, vectorize="b")
+    assert len({two.path, three.path, folded.path}) == 3
+    assert not three.cached and not folded.cached
+    np.testing.assert_allclose(run(three.path), 1.5 * run(two.path))
+    np.testing.assert_allclose(run(folded.path), run(two.path))
+
+
+def test_without_a_cache_the_artifact_is_in_the_work_dir(tmp_path):
+    built = build_artifact(scaled(2.0), "scaled", tmp_path)
+    assert built.path == tmp_path / "scaled.pdgx" and not built.cached
+    np.testing.assert_allclose(run(built.path, 4)[3], [18.0, 20.0, 22.0])

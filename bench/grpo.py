@@ -70,11 +70,15 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def run_pdg(args) -> dict:
+def pdg_trainer(args, one_program: bool):
+    """(task, initial weights, trainer): rl.GRPOProgramTrainer or
+    rl.GRPOTrainer, its programs compiled into (or loaded from) args.cache."""
     from pdg import rl
 
     task, config, weights, grpo = setting(args)
-    trainer = rl.GRPOTrainer(
+    make = rl.GRPOProgramTrainer if one_program else rl.GRPOTrainer
+    options = {} if one_program else {"vectorize": args.vectorize}
+    trainer = make(
         config,
         grpo,
         task.reward,
@@ -82,9 +86,14 @@ def run_pdg(args) -> dict:
         task.prompt_width,
         args.new_tokens,
         lr=3e-4,
-        vectorize=args.vectorize,
         cache=args.cache,
+        **options,
     )
+    return task, weights, trainer
+
+
+def run_pdg(args) -> dict:
+    task, weights, trainer = pdg_trainer(args, one_program=False)
     if args.compile_only:
         return compiled(trainer)
     state = trainer.start(weights)
@@ -107,19 +116,7 @@ def compiled(trainer) -> dict:
 def run_pdg_one(args) -> dict:
     """GRPO as one program (rl.GRPOProgramTrainer): a call of 2 iterations
     to warm up, then one call of all the iterations, timed as a whole."""
-    from pdg import rl
-
-    task, config, weights, grpo = setting(args)
-    trainer = rl.GRPOProgramTrainer(
-        config,
-        grpo,
-        task.reward,
-        task.tokenizer,
-        task.prompt_width,
-        args.new_tokens,
-        lr=3e-4,
-        cache=args.cache,
-    )
+    task, weights, trainer = pdg_trainer(args, one_program=True)
     if args.compile_only:
         return compiled(trainer)
     state = trainer.start(weights)

@@ -148,8 +148,10 @@ def main() -> None:
     per_step = (time.perf_counter() - start) / max(args.grpo_steps, 1)
     print(f"{args.algorithm.upper()}: {args.grpo_steps} iterations, {1e3 * per_step:.1f} ms each")
     print(f"held-out accuracy: {before:.3f} -> {after:.3f} ({after - before:+.3f})")
-    plot(history, args.out / "reward.png")
-    print(f"wrote {args.out / 'log.jsonl'} and {args.out / 'reward.png'}")
+    written = [args.out / "log.jsonl"]
+    if plot(history, args.out / "reward.png"):
+        written.append(args.out / "reward.png")
+    print(f"wrote {' and '.join(map(str, written))}")
 
 
 def held_out_of(history: list[dict], row: dict) -> dict:
@@ -160,7 +162,8 @@ def held_out_of(history: list[dict], row: dict) -> dict:
     return {}
 
 
-def plot(history: list[dict], path: Path) -> None:
+def plot(history: list[dict], path: Path) -> bool:
+    """Reward and length per iteration as a PNG; False without matplotlib."""
     try:
         import matplotlib
 
@@ -168,7 +171,7 @@ def plot(history: list[dict], path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         print("matplotlib is not installed: no plot (pip install matplotlib)")
-        return
+        return False
     steps = [h["step"] for h in history]
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.plot(steps, [h["reward"] for h in history], label="mean reward (samples)", alpha=0.6)
@@ -183,6 +186,7 @@ def plot(history: list[dict], path: Path) -> None:
     ax.legend(loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+    return True
 
 
 if __name__ == "__main__":

@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pdg import rl
-from pdg.frontend import Program
-from pdg.nn import GPT, GPTConfig
+from pdg.nn import GPTConfig
 
 
 def test_tokenizer_and_reward():
@@ -177,17 +176,15 @@ def test_one_program_trainer_runs_iterations_in_one_call(tmp_path):
     assert 0 <= trainer.evaluate(later.weights, task.problems(np.random.default_rng(0), 8)) <= 1
 
 
-@pytest.mark.parametrize("one_program", [False, True])
-def test_a_second_trainer_loads_its_programs_from_the_cache(tmp_path, one_program):
+def test_a_second_trainer_loads_its_programs_from_the_cache(tmp_path):
     """With a cache directory, the second trainer of the same setup compiles
-    nothing and samples the same completions as the first."""
-    first = small_trainer(tmp_path / "a", one_program=one_program, cache=tmp_path / "cache")
-    second = small_trainer(tmp_path / "b", one_program=one_program, cache=tmp_path / "cache")
+    nothing and decodes as the first (GRPOProgramTrainer; GRPOTrainer gets
+    its three programs from the same build_artifact)."""
+    first = small_trainer(tmp_path / "a", one_program=True, cache=tmp_path / "cache")
+    second = small_trainer(tmp_path / "b", one_program=True, cache=tmp_path / "cache")
     assert all(s > 0 for s in first.compile_seconds.values())
     assert set(second.compile_seconds.values()) == {0.0}
-    loaded = [second.run_grpo] if one_program else [second.run_sample, second.run_update]
-    assert all(p.path.parent == tmp_path / "cache" for p in loaded)
-    task = rl.Addition(10)
-    problems = task.problems(np.random.default_rng(1), 8)
-    weights = GPT(Program("w"), first.config).init_weights(seed=0, scale=0.3)
+    assert second.run_grpo.path.parent == tmp_path / "cache"
+    problems = rl.Addition(10).problems(np.random.default_rng(1), 8)
+    weights = second.program.policy.init_weights(seed=0, scale=0.3)
     assert first.evaluate(weights, problems) == second.evaluate(weights, problems)

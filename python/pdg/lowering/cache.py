@@ -58,7 +58,11 @@ def build_artifact(
     # Compiled beside, then renamed: a reader never sees half an artifact,
     # and of two processes compiling the same key, the first rename wins.
     scratch = path.with_name(f".{path.name}.{os.getpid()}")
-    _compile(program, scratch, vectorize)
+    try:
+        _compile(program, scratch, vectorize)
+    except BaseException:  # a program that does not compile leaves nothing
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
     try:
         scratch.rename(path)
     except OSError:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pdg.frontend as pf
 import pdg.runtime
+import pytest
 from pdg.lowering.cache import build_artifact
 
 
@@ -51,3 +52,19 @@ def test_without_a_cache_the_artifact_is_in_the_work_dir(tmp_path):
     built = build_artifact(scaled(2.0), "scaled", tmp_path)
     assert built.path == tmp_path / "scaled.pdgx" and not built.cached
     np.testing.assert_allclose(run(built.path, 4)[3], [18.0, 20.0, 22.0])
+
+
+def test_a_compile_that_fails_late_leaves_nothing(tmp_path, monkeypatch):
+    """A failure after the artifact's directory was made (the native build)
+    leaves neither an entry nor a half-written directory."""
+    import pdg.lowering.artifact as artifact
+
+    def fails_late(module, out, **options):
+        out.mkdir(parents=True)
+        (out / "program.so").write_bytes(b"half")
+        raise artifact.CompileError("the native build failed")
+
+    monkeypatch.setattr(artifact, "compile_module", fails_late)
+    with pytest.raises(artifact.CompileError, match="native build"):
+        build_artifact(scaled(2.0), "scaled", tmp_path, tmp_path / "cache")
+    assert list((tmp_path / "cache").iterdir()) == []

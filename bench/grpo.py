@@ -48,8 +48,11 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 LIMIT = 20  # additions a + b with a, b < 20
-IMPLS = ("pdg", "pdg-one", "torch", "trl")
-COMPILED = ("pdg", "pdg-one")
+IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
+# pdg-one-completion: the one program with a point per completion (its
+# layout="completion") instead of the group's rows in one point.
+CHOICES = (*IMPLS, "pdg-one-completion")
+COMPILED = ("pdg", "pdg-one", "pdg-one-completion")
 WIDTHS = (8, 11, 10, 8, 6, 12)  # the table's columns
 
 
@@ -77,7 +80,11 @@ def pdg_trainer(args, one_program: bool):
 
     task, config, weights, grpo = setting(args)
     make = rl.GRPOProgramTrainer if one_program else rl.GRPOTrainer
-    options = {} if one_program else {"vectorize": args.vectorize}
+    if one_program:
+        layout = "completion" if args.impl == "pdg-one-completion" else "group"
+        options = {"layout": layout}
+    else:
+        options = {"vectorize": args.vectorize}
     trainer = make(
         config,
         grpo,
@@ -312,7 +319,7 @@ def print_table(args, rows: dict) -> None:
         + (" (pdg vectorized)" if args.vectorize else "")
     )
     header = ("ms/iter", "generation", "reference", "update", "MiB", "compile MiB")
-    print(f"{'impl':8} " + " ".join(f"{h:>{w}}" for h, w in zip(header, WIDTHS, strict=True)))
+    print(f"{'impl':18} " + " ".join(f"{h:>{w}}" for h, w in zip(header, WIDTHS, strict=True)))
     for impl, r in rows.items():
         if r["generation_ms"] is None:  # one program: no split
             parts = ("in one", "program", "")
@@ -321,8 +328,8 @@ def print_table(args, rows: dict) -> None:
             parts = (f"{r['generation_ms']:.1f}", ref, f"{r['update_ms']:.1f}")
         compiling = f"{r['compile_rss_mib']:.0f}" if "compile_rss_mib" in r else "-"
         cells = (f"{r['ms_per_iteration']:.1f}", *parts, f"{r['peak_rss_mib']:.0f}", compiling)
-        print(f"{impl:8} " + " ".join(f"{c:>{w}}" for c, w in zip(cells, WIDTHS, strict=True)))
-    for ours in ("pdg", "pdg-one"):
+        print(f"{impl:18} " + " ".join(f"{c:>{w}}" for c, w in zip(cells, WIDTHS, strict=True)))
+    for ours in COMPILED:
         for other in ("trl", "torch"):
             if ours in rows and other in rows:
                 print(
@@ -347,7 +354,12 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=12)
     parser.add_argument("--repeat", type=int, default=1, help="fresh runs per implementation")
     parser.add_argument("--vectorize", action="store_true", help="pdg: GRPOTrainer(vectorize=True)")
-    parser.add_argument("--impl", choices=IMPLS, help="run one, in this process")
+    parser.add_argument("--impl", choices=CHOICES, help="run one, in this process")
+    parser.add_argument(
+        "--impls",
+        default=",".join(IMPLS),
+        help=f"the rows to run, in turn (default {','.join(IMPLS)}; also pdg-one-completion)",
+    )
     parser.add_argument("--cache", type=Path, help="pdg: the compiled artifacts' directory")
     parser.add_argument(
         "--compile-only", action="store_true", help="pdg: compile into --cache and stop"
@@ -356,11 +368,16 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     if args.impl:
-        run = {"pdg": run_pdg, "pdg-one": run_pdg_one, "torch": run_torch}.get(args.impl)
+        one = run_pdg_one
+        runs = {"pdg": run_pdg, "pdg-one": one, "pdg-one-completion": one, "torch": run_torch}
+        run = runs.get(args.impl)
         if run is None:
             from impl_trl import run_trl as run
         print(json.dumps(run(args)))
         return
+    impls = args.impls.split(",")
+    if unknown := [i for i in impls if i not in CHOICES]:
+        parser.error(f"unknown --impls {unknown}; choose from {', '.join(CHOICES)}")
     if args.cache is None:  # this invocation's own: every program is compiled once
         args.cache = Path(tempfile.mkdtemp(prefix="pdg-bench-cache-"))
     lengths = [int(n) for n in args.sweep.split(",")] if args.sweep else [args.new_tokens]
@@ -371,7 +388,7 @@ def main() -> None:
         # the implementations take turns and each row is the median run.
         tries: dict[str, list] = {}
         for _ in range(args.repeat):
-            for impl in IMPLS:
+            for impl in impls:
                 if (r := run_fresh(impl, args)) is not None:
                     tries.setdefault(impl, []).append(r)
         rows = {impl: median_run(rs) for impl, rs in tries.items()}
@@ -379,11 +396,11 @@ def main() -> None:
         runs.append({"new_tokens": n, **rows})
     if args.sweep:
         baseline = "trl" if "trl" in runs[0] else "torch"
-        print(f"\npdg (pdg-one) / {baseline} time by response length:")
+        ours = [impl for impl in COMPILED if impl in runs[0]]
+        print(f"\n{' / '.join(ours)} time over {baseline}'s, by response length:")
         for run in runs:
-            times = ratio(run, baseline, "ms_per_iteration")
-            one = ratio(run, baseline, "ms_per_iteration", "pdg-one")
-            print(f"  {run['new_tokens']:3d} tokens: {times:.2f}x ({one:.2f}x)")
+            times = ", ".join(f"{ratio(run, baseline, 'ms_per_iteration', o):.2f}x" for o in ours)
+            print(f"  {run['new_tokens']:3d} tokens: {times}")
     out = args.out or HERE / "results" / ("grpo-sweep.json" if args.sweep else "grpo.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     skip = ("impl", "out", "new_tokens", "cache", "compile_only")

@@ -183,7 +183,10 @@ def plot(history: list[dict], path: Path) -> bool:
     right = ax.twinx()
     right.plot(steps, [h["length"] for h in history], color="gray", alpha=0.4, label="length")
     right.set_ylabel("completion length (tokens)")
-    ax.legend(loc="lower right")
+    ax.set_zorder(right.get_zorder() + 1)  # the rewards over the length line
+    ax.patch.set_visible(False)
+    lines = ax.get_lines() + right.get_lines()
+    ax.legend(lines, [line.get_label() for line in lines], loc="lower right")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     return True

@@ -794,7 +794,10 @@ def _emit_argmax(body: Body, args, type_: TensorType, attrs) -> Val:
         idx = r.emit(f"linalg.index {axis} : index", "index")
         i64 = r.emit(f"arith.index_cast {idx.name} : index to i64", "i64")
         if noise is not None:
-            v = _gumbel_perturb(r, v, i64, coords, noise, elem)
+            # The other axes' indices join the hash: each row of a batch of
+            # logits draws on its own (a rank-1 point hashes as before).
+            rows = [r.emit(f"linalg.index {k} : index", "index") for k in kept]
+            v = _gumbel_perturb(r, v, i64, coords + rows, noise, elem)
         pred = (
             f"arith.cmpf ogt, {v.name}, {outs[0].name} : {elem}"
             if is_f

@@ -79,10 +79,16 @@ class Attention(Module):
         self.o = self.child(Linear(program, f"{path}.o", d, d, dtype=dtype))
 
     def __call__(self, x: TensorLike, step: Dim, position: TensorLike | None = None):
-        """x: (d,) at each point of a domain containing `step`."""
-        q = self.q(x).reshape(self.h, self.hd)
-        k = self.k(x).reshape(self.kvh, self.hd)
-        v = self.v(x).reshape(self.kvh, self.hd)
+        """x: (d,) at each point of a domain containing `step`, or (rows, d)
+        for a microbatch of rows that step together (every row attends to
+        its own earlier steps)."""
+        if x.ndim not in (1, 2):
+            raise ProgramError(f"attention takes (d,) or (rows, d) points, got {x.shape}")
+        rows = tuple(x.shape[:-1])  # () or (R,)
+        r = "r" if rows else ""
+        q = self.q(x).reshape(*rows, self.h, self.hd)
+        k = self.k(x).reshape(*rows, self.kvh, self.hd)
+        v = self.v(x).reshape(*rows, self.kvh, self.hd)
         if self.rope:
             if position is None:
                 raise ProgramError("rotary attention needs the position of each step")
@@ -90,8 +96,8 @@ class Attention(Module):
         keys = self.pattern.keys(k.named(f"{self.path}.k_cache".replace(".", "_")), step)
         values = self.pattern.keys(v.named(f"{self.path}.v_cache".replace(".", "_")), step)
         g = self.h // self.kvh
-        qg = q.reshape(self.kvh, g, self.hd)
-        scores = pf.einsum("kgd,skd->kgs", qg, keys) * (1.0 / math.sqrt(self.hd))
+        qg = q.reshape(*rows, self.kvh, g, self.hd)
+        scores = pf.einsum(f"{r}kgd,s{r}kd->{r}kgs", qg, keys) * (1.0 / math.sqrt(self.hd))
         probs = pf.softmax(scores, axis=-1)
-        out = pf.einsum("kgs,skd->kgd", probs, values)
-        return self.o(out.reshape(self.d))
+        out = pf.einsum(f"{r}kgs,s{r}kd->{r}kgd", probs, values)
+        return self.o(out.reshape(*rows, self.d))

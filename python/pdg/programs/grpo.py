@@ -3,27 +3,40 @@ loss, gradients and optimizer step in a single compiled program, with no
 Python between iterations but the reward callback.
 
 Dims: p (prompt, given at launch), i (iteration, given at launch; only
-with an optimizer), g (completion of that prompt, static: the group) and t
-(position in prompt + completion, dynamic: a completion ends after the step
-that emits EOS, or after max_new_tokens tokens). Inputs: each
-iteration's prompts `prompt[p, i]` (right-padded to prompt_width) and
-`prompt_len[p, i]`, the sampling `seed`, the policy's weights (its
-starting point with an optimizer) and the frozen reference's (`ref.*`).
+with an optimizer) and t (position in prompt + completion, dynamic). The
+G completions of a prompt are laid out one of two ways:
+
+- "group" (the default): an aligned microbatch. The completions of one
+  prompt share its tokens and length, so they are at the same position at
+  every step: they are the rows of one point ([p, i, t] with points
+  (G, ...)), and each step of the policy and the reference is one matrix
+  product over a contiguous (G, d) block, with no gather or scatter. The
+  group steps until its last completion ends (EOS, or max_new_tokens
+  tokens); a row that ended before goes on computing and is masked out of
+  the loss, the reward and the lengths. Stores along t hold the group's
+  steps, not the bound.
+- "completion": each completion is a point of its own over a static dim g
+  ([p, i, g, t]) and ends at its own step.
+
+Inputs: each iteration's prompts `prompt[p, i]` (right-padded to
+prompt_width) and `prompt_len[p, i]`, the sampling `seed`, the policy's
+weights (its starting point with an optimizer) and the frozen reference's
+(`ref.*`).
 
 At each position the policy's logits give the sampled token and its
 log-prob; the loss differentiates those same logits, so no forward pass is
 run again over the finished completions, and the reference model runs step
-by step beside the policy. Completions end at their own step: the stores
-along t hold the steps that ran (the compiler's growable stores), not the
-bound. The reward is a host callback on each finished completion.
+by step beside the policy. The reward is a host callback on each finished
+completion (in the group layout, one call per group that scores each row).
 
 Without an optimizer the program is one iteration (no i) and outputs the
 loss's gradient for every policy weight (`g_<path>`) and the sampled
-`tokens`; with one, the weights and the optimizer state are recurrences
-over i and the outputs are the final state (optim.Training). Either way it
-outputs per iteration the `loss`, the mean per-token `kl` to the reference
-(k3, over the completion tokens), and per completion ([p, i, g]) its `reward` and
-`length` (completion tokens, EOS included).
+`tokens` (GRPOProgram.completions() reads them); with one, the weights and
+the optimizer state are recurrences over i and the outputs are the final
+state (optim.Training). Either way it outputs per iteration the `loss`, the
+mean per-token `kl` to the reference (k3, over the completion tokens), and
+per completion ([p, i, g]) its `reward` and `length` (completion tokens, EOS
+included).
 """
 
 from __future__ import annotations
@@ -50,6 +63,9 @@ class GRPOProgram:
     reference: GPT
     prompt_width: int
     udfs: dict  # the host callbacks a run needs, by name
+    group: int  # completions per prompt
+    eos: int
+    layout: str = "group"  # see build_grpo()
     training: optim.Training | None = None  # with an optimizer
 
     def inputs(
@@ -96,12 +112,33 @@ class GRPOProgram:
         inputs.update(prompt=padded, prompt_len=lengths, seed=np.asarray(seed, np.int64))
         return inputs
 
+    def completions(self, tokens, prompt_lengths: Sequence[int]) -> list[list[np.ndarray]]:
+        """completions[p][g]: the token ids completion g of prompt p chose,
+        up to and with its EOS, from the `tokens` output of a one-iteration
+        program (a list when the sequences' lengths differ)."""
+        out = []
+        for k, n in enumerate(prompt_lengths):
+            if self.layout == "group":
+                steps = np.asarray(tokens[k])  # (T, G): row g is completion g
+                chosen = [steps[n - 1 :, row] for row in range(steps.shape[1])]
+            else:  # [p, g, t], in (p, g) order when ragged
+                rows = range(self.group)
+                if isinstance(tokens, list):
+                    chosen = [np.asarray(tokens[k * self.group + row])[n - 1 :] for row in rows]
+                else:
+                    chosen = [np.asarray(tokens[k, row])[n - 1 :] for row in rows]
+            out.append([_until_eos(c, self.eos) for c in chosen])
+        return out
+
     def symbols(self, inputs: dict) -> dict[str, int]:
         """The launch symbols of a run on `inputs`."""
         shape = inputs["prompt_len"].shape  # [p] or [p, i]
         if self.training is None:
             return {"P": shape[0]}
         return {"P": shape[0], "I": shape[1]}
+
+
+LAYOUTS = ("group", "completion")
 
 
 def build_grpo(
@@ -114,25 +151,34 @@ def build_grpo(
     max_new_tokens: int,
     optimizer: optim.Optimizer | None = None,
     clip_norm: float | None = None,
+    layout: str = "group",
 ) -> GRPOProgram:
+    """`layout`: "group" (the default) steps the completions of a prompt
+    together, as the rows of one point; "completion" gives each its own
+    point over a dim g (see the module's docstring)."""
     if not isinstance(grpo, rl.GRPOConfig):
         raise pf.ProgramError("build_grpo() needs an rl.GRPOConfig")
     if not callable(reward):
         raise pf.ProgramError("the reward must be a callable (prompt ids, completion ids) -> float")
     if max_new_tokens < 1 or prompt_width < 1:
         raise pf.ProgramError("prompt_width and max_new_tokens must be at least 1")
+    if layout not in LAYOUTS:
+        raise pf.ProgramError(f"unknown layout '{layout}'", hint="use 'group' or 'completion'")
     prog = pf.Program("grpo")
     # p first: pdg-vectorize folds a leading dim (one step for all prompts).
     p = prog.dim("p", launch="P")
     i = prog.dim("i", launch="I") if optimizer is not None else None
-    g = prog.dim("g", grpo.group)
+    outer = [i] if i is not None else []
+    # Per completion: g (static: the group) is a dim of every sequence value.
+    group_dims = [prog.dim("g", grpo.group)] if layout == "completion" else []
     # A prompt of full width leaves max_new_tokens positions to generate at.
     t = prog.dim("t", dynamic="T", max=prompt_width + max_new_tokens - 1)
-    outer = [i] if i is not None else []
-    sequence = [p, *outer, g, t]
+    per_prompt = [p, *outer]
+    sequence = [*per_prompt, *group_dims, t]
+    rows = () if group_dims else (grpo.group,)  # a point's rows: one completion, or the group
     real = config.dtype
-    prompt = prog.input("prompt", (prompt_width,), "i64", domain=[p, *outer])
-    prompt_len = prog.input("prompt_len", (), "i64", domain=[p, *outer])
+    prompt = prog.input("prompt", (prompt_width,), "i64", domain=per_prompt)
+    prompt_len = prog.input("prompt_len", (), "i64", domain=per_prompt)
     seed = prog.input("seed", (), "i64")
     reference = GPT(prog, config, path="ref")  # fixed: program inputs
     if i is not None:
@@ -141,10 +187,13 @@ def build_grpo(
 
     # Generation. Positions are per sequence: a value over t alone would
     # run once for all sequences, outside the loop over i that they end in.
+    # A group shares its prompt, hence its positions: its rows are aligned.
     pos = prog.coordinate(t, domain=sequence).named("pos")
     prompt_tok = pf.take(prompt, pf.minimum(pos, prompt_width - 1), axis=0).named("prompt_tok")
-    chosen = prog.recurrent((), "i64", domain=sequence, name="next")
-    tok = prog.recurrent((), "i64", domain=sequence, name="tok")
+    if rows:
+        prompt_tok = prompt_tok + prog.constant(0, rows, "i64")  # one per row
+    chosen = prog.recurrent(rows, "i64", domain=sequence, name="next")
+    tok = prog.recurrent(rows, "i64", domain=sequence, name="tok")
     tok[t == 0] = prompt_tok
     tok[t > 0] = pf.where(pos < prompt_len, prompt_tok, chosen[t - 1])
     logits = policy(tok, pos, t).named("logits")
@@ -153,12 +202,29 @@ def build_grpo(
     # A completion ends on EOS or at its max_new_tokens-th token, whatever
     # its prompt's length.
     last = pos >= prompt_len + (max_new_tokens - 2)
-    t.until((generating & (chosen.eq(eos) | last)).named("done"))
+    ends = generating & (chosen.eq(eos) | last)
+    if rows:
+        # A group steps until its last completion ends; a row that ended
+        # earlier goes on computing, but its steps are out of the mask.
+        running = prog.recurrent(rows, "i1", domain=sequence, name="running")
+        running[t == 0] = prog.constant(1, rows, "i1")
+        running[t > 0] = running[t - 1] & ~ends[t - 1]
+        t.until((running & ~ends).astype("i64").sum().eq(0).named("done"))
+        mask = (generating & running).astype(real)
+    else:
+        t.until(ends.named("done"))
+        mask = generating.astype(real)
 
     def logp_of(scores: pf.TensorLike) -> pf.TensorLike:
         if grpo.temperature != 1.0:
             scores = scores * (1.0 / grpo.temperature)
-        return pf.take(pf.log_softmax(scores), chosen)
+        if not rows:
+            return pf.take(pf.log_softmax(scores), chosen)
+        # Each row's chosen entry: a one-hot product (take() on rows would
+        # give every row's choice in every row).
+        vocab = prog.constant_array(np.arange(config.vocab, dtype=np.int64))
+        picked = vocab.eq(chosen.reshape(*rows, 1)).astype(real)
+        return (pf.log_softmax(scores) * picked).sum(axis=-1)
 
     # The sampled tokens' log-probs from the logits that chose them (the
     # gradient flows through these), and the reference's, step by step.
@@ -166,46 +232,68 @@ def build_grpo(
     ref_logp = logp_of(reference(tok, pos, t)).named("ref_logp")
 
     # Rewards on each finished completion, group-normalized advantages.
-    kind = np.dtype(numpy_dtype(real)).type
-
-    def score(prompt_ids, prompt_length, tokens):
-        n = int(prompt_length)
-        return kind(reward(prompt_ids[:n], tokens[n - 1 :]))
-
+    score = _scorer(reward, np.dtype(numpy_dtype(real)).type, eos, rows)
     whole = rl.grpo.whole_dim
     rewards = prog.udf(
         score,
         [prompt, prompt_len, whole(chosen, t)],
-        (),
+        rows,
         real,
-        domain=[p, *outer, g],
+        domain=[*per_prompt, *group_dims],
         name="reward",
     )
-    advantage = rl.group_advantages(rewards, g, grpo.eps).named("advantage")
+    if rows:
+        advantage = rl.row_advantages(rewards, grpo.eps).named("advantage")
+    else:
+        advantage = rl.group_advantages(rewards, group_dims[0], grpo.eps).named("advantage")
 
     # The loss: one update per batch, so the sampling policy is the policy
     # itself (ratio 1, its gradient the log-prob's).
-    mask = generating.astype(real)
     per_token = rl.grpo_token_loss(
         logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
     )
     per_sequence = rl.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
-    batch = tuple([slice(0, p.size), *outer, slice(0, grpo.group)])
+    batch = tuple([slice(0, p.size), *outer, *(slice(0, g.size) for g in group_dims)])
     loss = per_sequence[batch].mean().named("loss")
-    length = whole(mask, t).sum().named("length")
+    length = whole(mask, t).sum(axis=0).named("length")
     delta = ref_logp - logp
-    kl_tokens = whole((pf.exp(delta) - delta - 1.0) * mask, t).sum()
+    kl_tokens = whole((pf.exp(delta) - delta - 1.0) * mask, t).sum(axis=0)
     kl = (kl_tokens[batch].sum() / pf.maximum(length[batch].sum(), 1.0)).named("kl")
     for name, value in (("loss", loss), ("kl", kl), ("reward", rewards), ("length", length)):
         prog.output(name, value)
 
     params = policy.parameters()
-    udfs = {"reward": score}
+    built = GRPOProgram(
+        prog, policy, reference, prompt_width, {"reward": score}, grpo.group, eos, layout
+    )
     if optimizer is None:
         prog.output("tokens", chosen)
         for path, grad in zip(params, pf.grad(loss, list(params.values())), strict=True):
             prog.output("g_" + path.replace(".", "_"), grad)
-        return GRPOProgram(prog, policy, reference, prompt_width, udfs)
-    training = optim.minimize(loss, params, optimizer, clip_norm)
-    training.add_outputs()
-    return GRPOProgram(prog, policy, reference, prompt_width, udfs, training)
+        return built
+    built.training = optim.minimize(loss, params, optimizer, clip_norm)
+    built.training.add_outputs()
+    return built
+
+
+def _scorer(reward: RewardFn, kind, eos: int, rows: tuple):
+    """The reward udf: (prompt, its length, the chosen tokens along t) ->
+    the reward of the completion, or of each row's (the tokens are then
+    (T, G): a row cut after its own EOS, as the steps past it are not its)."""
+
+    def score(prompt_ids, prompt_length, tokens):
+        n = int(prompt_length)
+        if not rows:
+            return kind(reward(prompt_ids[:n], tokens[n - 1 :]))
+        out = np.zeros(rows, kind)
+        for row in range(rows[0]):
+            out[row] = reward(prompt_ids[:n], _until_eos(tokens[n - 1 :, row], eos))
+        return out
+
+    return score
+
+
+def _until_eos(tokens: np.ndarray, eos: int) -> np.ndarray:
+    """`tokens` up to and with the first EOS (all of them if none)."""
+    ended = np.flatnonzero(tokens == eos)
+    return tokens[: ended[0] + 1] if ended.size else tokens

@@ -10,7 +10,13 @@ optimizes together.
 
 from .arith import Addition, CharTokenizer
 from .dpo import DPOConfig, dpo_pair_loss
-from .grpo import GRPOConfig, group_advantages, grpo_token_loss, masked_sequence_mean
+from .grpo import (
+    GRPOConfig,
+    group_advantages,
+    grpo_token_loss,
+    masked_sequence_mean,
+    row_advantages,
+)
 from .ppo import PPOConfig, gae, ppo_token_loss
 from .progress import ProgressBar
 from .rloo import RLOOConfig, leave_one_out_advantages, rloo_token_loss
@@ -33,6 +39,7 @@ __all__ = [
     "masked_sequence_mean",
     "ppo_token_loss",
     "rloo_token_loss",
+    "row_advantages",
 ]
 
 

@@ -46,6 +46,17 @@ def group_advantages(rewards: TensorLike, group: Dim, eps: float = 1e-4) -> Tens
     return centered / (ops.sqrt(var) + eps)
 
 
+def row_advantages(rewards: TensorLike, eps: float = 1e-4) -> TensorLike:
+    """group_advantages() for a group held in one point: rewards (G,), the
+    rows of a microbatch that are the completions of one prompt."""
+    if len(rewards.shape) != 1 or rewards.shape[0] is None or rewards.shape[0] < 2:
+        raise ProgramError("row_advantages() needs a static vector of at least 2 rewards")
+    n = rewards.shape[0]
+    centered = rewards - rewards.mean(keepdims=True)
+    var = (centered * centered).sum() * (1.0 / (n - 1))
+    return centered / (ops.sqrt(var) + eps)
+
+
 def grpo_token_loss(
     logp: TensorLike,
     old_logp: TensorLike,

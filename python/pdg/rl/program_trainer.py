@@ -42,9 +42,13 @@ class GRPOProgramTrainer:
         clip_norm: float | None = 1.0,
         workdir: Path | None = None,
         cache: Path | None = None,
+        layout: str = "group",
     ):
         """`cache`: a directory of compiled artifacts (pdg.lowering.cache):
-        a program compiled there before is loaded, not compiled again."""
+        a program compiled there before is loaded, not compiled again.
+        `layout`: how the program holds a prompt's completions (see
+        programs.build_grpo): "group", the rows of one aligned microbatch
+        that steps together, or "completion", a point each."""
         if not isinstance(grpo, GRPOConfig):
             raise TypeError("GRPOProgramTrainer runs GRPO: pass rl.GRPOConfig")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -62,6 +66,7 @@ class GRPOProgramTrainer:
             max_new_tokens=max_new_tokens,
             optimizer=optim.Adam(lr),
             clip_norm=clip_norm,
+            layout=layout,
         )
         built = build_artifact(self.program.program, "grpo", work, cache)
         self.compile_seconds = {"grpo": built.seconds}

@@ -1,13 +1,15 @@
 """GRPO as one program (programs.build_grpo): generation, rewards, loss,
 gradients and Adam over iterations in one graph.
 
-One iteration in float64 through the interpreter against an independent
-PyTorch GRPO on the completions it sampled (loss and every gradient to
-1e-6); several iterations compiled in float32 against the interpreter; and
-what the compiler must exploit, read off the graph and its storage plan:
-one policy forward whose logits both sample and are differentiated, the
-reference beside it step by step, and stores along t that hold the steps
-that ran."""
+Both layouts of a prompt's completions (one point per completion, or the
+group as the rows of one point: an aligned microbatch). One iteration in
+float64 through the interpreter against an independent PyTorch GRPO on the
+completions it sampled (loss and every gradient to 1e-6); several
+iterations compiled in float32 against the interpreter; and what the
+compiler must exploit, read off the graph and its storage plan: one policy
+forward whose logits both sample and are differentiated, the reference
+beside it step by step, stores along t that hold the steps that ran, and
+(group layout) every step a contiguous block of the group's rows."""
 
 from __future__ import annotations
 
@@ -38,8 +40,11 @@ def parity_reward(prompt_ids, completion_ids) -> float:
     return float(completion_ids[0] % 2)
 
 
-def build(dtype: str, optimizer=None):
-    config = GPTConfig(TOK.vocab, 8, 1, 2, None, WIDTH + NEW, dtype=dtype)
+LAYOUTS = pytest.mark.parametrize("layout", ["group", "completion"])
+
+
+def build(dtype: str, optimizer=None, layout="group", d_model=8):
+    config = GPTConfig(TOK.vocab, d_model, 1, 2, None, WIDTH + NEW, dtype=dtype)
     return build_grpo(
         config,
         GRPO,
@@ -49,6 +54,7 @@ def build(dtype: str, optimizer=None):
         max_new_tokens=NEW,
         optimizer=optimizer,
         clip_norm=None,
+        layout=layout,
     )
 
 
@@ -89,8 +95,9 @@ def torch_grpo(weights, ref_weights, batch, tokens, rewards):
     return float(loss.detach()), {k: w.grad.numpy() for k, w in model.w.items()}
 
 
-def test_one_iteration_matches_pytorch():
-    program = build("f64")
+@LAYOUTS
+def test_one_iteration_matches_pytorch(layout):
+    program = build("f64", layout=layout)
     weights = program.policy.init_weights(seed=1, scale=0.5)
     ref_weights = {
         k.removeprefix("ref."): v for k, v in program.reference.init_weights(seed=2).items()
@@ -100,36 +107,34 @@ def test_one_iteration_matches_pytorch():
     out = interpret(
         program.program.build(), inputs, symbols=program.symbols(inputs), udfs=program.udfs
     ).outputs
-    tokens = _per_sequence(out["tokens"], len(batch))  # the chosen token at each step
+    completions = program.completions(out["tokens"], [len(p) for p in batch])
     rewards = np.asarray(out["reward"])
     assert 0 < rewards.sum() < rewards.size  # both rewards drawn: advantages are not all 0
+    tokens = []  # the chosen token at each step (those at prompt steps are not read)
     for p, prompt in enumerate(batch):
-        for g in range(GRPO.group):
-            completion = np.asarray(tokens[p][g])[len(prompt) - 1 :]
+        assert len({tuple(c) for c in completions[p]}) > 1  # the rows draw apart
+        tokens.append([[0] * (len(prompt) - 1) + list(c) for c in completions[p]])
+        for g, completion in enumerate(completions[p]):
             # a completion ends on its EOS or after NEW tokens
             assert (completion[-1] == TOK.eos) or len(completion) == NEW
             assert TOK.eos not in completion[:-1]
             assert rewards[p, g] == parity_reward(prompt, completion)
             assert out["length"][p, g] == len(completion)
+    # Some completion ended before the longest of its group (in the group
+    # layout, a row masked out for the group's last steps).
+    assert (np.asarray(out["length"]) < np.asarray(out["length"]).max(1, keepdims=True)).any()
     loss, grads = torch_grpo(weights, ref_weights, batch, tokens, rewards)
     assert abs(float(out["loss"]) - loss) <= 1e-10
     assert float(out["kl"]) > 0  # the reference differs
     assert worst_error(out, grads, 1e-6) <= 1e-6
 
 
-def _per_sequence(tokens, count: int):
-    """tokens[p][g] from the output (ragged when lengths differ: a list in
-    (p, g) order)."""
-    if not isinstance(tokens, list):
-        return [[tokens[p, g] for g in range(GRPO.group)] for p in range(count)]
-    return [tokens[p * GRPO.group : (p + 1) * GRPO.group] for p in range(count)]
-
-
-def test_training_compiled_matches_interpreter(tmp_path):
+@LAYOUTS
+def test_training_compiled_matches_interpreter(tmp_path, layout):
     from pdg.lowering.artifact import compile_module
     from pdg.runtime import load
 
-    program = build("f32", optim.Adam(1e-2))
+    program = build("f32", optim.Adam(1e-2), layout)
     weights = program.policy.init_weights(seed=1, scale=0.5)
     inputs = program.inputs(weights, weights, prompts(3, 2, seed=4), seed=9)
     symbols = program.symbols(inputs)
@@ -153,17 +158,19 @@ def test_training_compiled_matches_interpreter(tmp_path):
     assert any(not np.array_equal(final[p], weights[p]) for p in final)
 
 
-def test_the_graph_samples_and_differentiates_one_forward():
+@LAYOUTS
+def test_the_graph_samples_and_differentiates_one_forward(layout):
     """Tokens are embedded twice: by the policy (whose logits give both the
     sample and, differentiated, the update) and by the reference; no second
     forward over the finished completions."""
-    text = str(build("f32", optim.Adam(1e-3)).program.build())
+    text = str(build("f32", optim.Adam(1e-3), layout).program.build())
     lookups = [line for line in text.splitlines() if 'pdg.node "take' in line and "%tok[" in line]
     tables = sorted(re.search(r"\(%\w+ = %(\w+)\[", line).group(1) for line in lookups)
     assert tables == ["ref_wte_w", "wte_w_at"], tables
 
 
-def test_stores_along_t_hold_the_steps_that_ran():
+@LAYOUTS
+def test_stores_along_t_hold_the_steps_that_ran(layout):
     """In the storage plan every value over t keeps one iteration (extent 1
     along i) and along t either a few steps (point or window) or the steps
     the loop ran (`T`, growable); none is sized by the bound."""
@@ -171,7 +178,9 @@ def test_stores_along_t_hold_the_steps_that_ran():
     from pdg.analysis.storage import plan_storage
     from pdg.ir import make_context, parse_text
 
-    module = parse_text(str(build("f32", optim.Adam(1e-3)).program.build()), "grpo", make_context())
+    module = parse_text(
+        str(build("f32", optim.Adam(1e-3), layout).program.build()), "grpo", make_context()
+    )
     graph = read_graph(next(op for op in module.body.operations if op.name == "pdg.graph"))
     bound = str(WIDTH + NEW - 1)
     over_t = [s for s in plan_storage(graph) if "t" in s.value.domain and s.kind != "input"]
@@ -185,17 +194,20 @@ def test_stores_along_t_hold_the_steps_that_ran():
     assert any(s.kind == "growable" for s in over_t)  # the KV caches, read whole by the update
 
 
-def test_weight_gradients_are_not_stored_per_completion():
-    """After the whole-graph passes, each completion's weight gradient (a
-    contraction over its own steps) is read only by the sum over the batch:
-    its store is one partial sum per thread, so no store over the prompts
-    holds a weight-shaped point."""
+@LAYOUTS
+def test_weight_gradients_are_not_stored_per_completion(layout):
+    """After the whole-graph passes, each completion's (or group's) weight
+    gradient (a contraction over its own steps) is read only by the sum over
+    the batch: its store is one partial sum per thread, so no store over the
+    prompts holds a weight-shaped point. (d_model 16: at 8, a group's rows
+    hold as many numbers per step as the gradient of a square weight, and
+    pdg-contract-reductions rightly keeps the per-step product.)"""
     from pdg.analysis.graph import read_graph
     from pdg.analysis.memory import stores_of
     from pdg.lowering.artifact import OPTIMIZE
     from pdg.passes.pipeline import parse_pipeline, run_pipeline
 
-    module = build("f32", optim.Adam(1e-3)).program.build()
+    module = build("f32", optim.Adam(1e-3), layout, d_model=16).program.build()
     assert not run_pipeline(module, parse_pipeline(OPTIMIZE.format(vectorize="")))
     graph = read_graph(
         next(op.operation for op in module.body.operations if op.name == "pdg.graph")
@@ -207,3 +219,43 @@ def test_weight_gradients_are_not_stored_per_completion():
     assert all(s.kind == "partial" for s in per_completion), [
         (s.value.name, s.kind) for s in per_completion if s.kind != "partial"
     ]
+
+
+def test_a_group_steps_as_one_aligned_block():
+    """The group layout is an aligned microbatch, seen after the whole-graph
+    passes: no value is over a completion dim; each step of the policy and
+    of the reference holds the group's rows in one point (KV caches (G,
+    heads, head_dim), logits (G, vocab)); and every read by a step node of a
+    value over the prompts is at the reader's own prompt: a contiguous
+    block per step, no gather or scatter across sequences."""
+    from pdg.analysis.graph import read_graph
+    from pdg.lowering.artifact import OPTIMIZE
+    from pdg.passes.pipeline import parse_pipeline, run_pipeline
+
+    module = build("f32", optim.Adam(1e-3), "group").program.build()
+    assert not run_pipeline(module, parse_pipeline(OPTIMIZE.format(vectorize="")))
+    graph = read_graph(
+        next(op.operation for op in module.body.operations if op.name == "pdg.graph")
+    )
+    assert "g" not in graph.dims
+    by_name = {v.name: v for v in graph.values}
+    heads, head_dim = 2, 4  # build(): d_model 8, 2 heads
+    for name in ("h0_attn_k_cache", "h0_attn_v_cache", "ref_h0_attn_k_cache"):
+        assert by_name[name].domain == ("p", "i", "t")
+        assert by_name[name].shape == (GRPO.group, heads, head_dim), name
+    assert by_name["logits"].shape == (GRPO.group, TOK.vocab)
+    steps = [v for v in graph.values if "t" in v.domain]
+    reads = [r for v in steps for r in v.reads if "p" in r.producer.domain]
+    assert reads
+    assert all(r.entries[0] == ("point", "p") for r in reads), [
+        (r.consumer.name, r.producer.name, r.entries)
+        for r in reads
+        if r.entries[0] != ("point", "p")
+    ]
+
+
+def test_an_unknown_layout_is_refused():
+    from pdg.frontend import ProgramError
+
+    with pytest.raises(ProgramError, match="unknown layout 'rows'"):
+        build("f32", layout="rows")

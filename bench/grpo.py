@@ -368,9 +368,12 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     if args.impl:
-        one = run_pdg_one
-        runs = {"pdg": run_pdg, "pdg-one": one, "pdg-one-completion": one, "torch": run_torch}
-        run = runs.get(args.impl)
+        run = {
+            "pdg": run_pdg,
+            "pdg-one": run_pdg_one,
+            "pdg-one-completion": run_pdg_one,  # pdg_trainer() reads the layout off args.impl
+            "torch": run_torch,
+        }.get(args.impl)
         if run is None:
             from impl_trl import run_trl as run
         print(json.dumps(run(args)))

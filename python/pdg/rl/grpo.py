@@ -38,12 +38,7 @@ def group_advantages(rewards: TensorLike, group: Dim, eps: float = 1e-4) -> Tens
         raise ProgramError("the group dim needs a static size of at least 2")
     if not any(d.name == group.name for d in rewards.domain):
         raise ProgramError(f"the rewards are not defined over the group dim '{group.name}'")
-    n = group.static_size
-    whole = whole_dim(rewards, group)
-    mean = whole.mean()
-    centered = rewards - mean
-    var = ((whole - mean) * (whole - mean)).sum() * (1.0 / (n - 1))
-    return centered / (ops.sqrt(var) + eps)
+    return _standardized(rewards, whole_dim(rewards, group), eps)
 
 
 def row_advantages(rewards: TensorLike, eps: float = 1e-4) -> TensorLike:
@@ -51,10 +46,16 @@ def row_advantages(rewards: TensorLike, eps: float = 1e-4) -> TensorLike:
     rows of a microbatch that are the completions of one prompt."""
     if len(rewards.shape) != 1 or rewards.shape[0] is None or rewards.shape[0] < 2:
         raise ProgramError("row_advantages() needs a static vector of at least 2 rewards")
-    n = rewards.shape[0]
-    centered = rewards - rewards.mean(keepdims=True)
-    var = (centered * centered).sum() * (1.0 / (n - 1))
-    return centered / (ops.sqrt(var) + eps)
+    return _standardized(rewards, rewards, eps)
+
+
+def _standardized(rewards: TensorLike, group: TensorLike, eps: float) -> TensorLike:
+    """(rewards - mean(group)) / (std(group) + eps), `group` the (G,) vector
+    of the group's rewards (std with Bessel's correction)."""
+    mean = group.mean()
+    deviation = group - mean
+    var = (deviation * deviation).sum() * (1.0 / (group.shape[0] - 1))
+    return (rewards - mean) / (ops.sqrt(var) + eps)
 
 
 def grpo_token_loss(

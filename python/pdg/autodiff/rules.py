@@ -224,12 +224,34 @@ def _einsum(node, args, g, wanted):
     for j in wanted:
         spec = ins[j]
         others, keep = einsum_factors(node, g, j, args)
-        part = ops.einsum(f"{','.join(s for s, _ in others)}->{keep}", *[t for _, t in others])
+        part = _contraction(others, keep)
         if keep != spec:  # letters only this operand had: the sum is a broadcast
             axes = tuple(a for a, c in enumerate(spec) if c not in keep)
             part = aops.expand_to(part, args[j], axes)
         result[j] = part
     return result
+
+
+def _contraction(terms: list[tuple[str, TensorLike]], out: str) -> TensorLike:
+    """einsum of the (spec, tensor) terms into `out`. The gradient of x @ W
+    for x is g @ W^T, a product whose output's last index is last in no
+    operand; such a product is not register-tiled
+    (pdg-register-tile-contractions wants it last in one) and compiles to
+    strided gathers. So where an operand with that index is defined over
+    fewer dims than the product (a weight, read at every step of a loop),
+    it is read through a permuted copy with the index last: the copy is
+    made once per point of its own domain (once per iteration), not per
+    step."""
+    last = out[-1] if out else None
+    if last is not None and not any(spec.endswith(last) for spec, _ in terms):
+        dims = {d.name for _, t in terms for d in t.domain}
+        for k, (spec, t) in enumerate(terms):
+            if last in spec and len(spec) == 2 and len(t.domain) < len(dims):
+                terms = list(terms)
+                terms[k] = (spec[::-1], ops.permute(t, (1, 0)))
+                break
+    specs = ",".join(spec for spec, _ in terms)
+    return ops.einsum(f"{specs}->{out}", *[t for _, t in terms])
 
 
 def _softmax(node, args, g, wanted):

@@ -126,6 +126,35 @@ def test_einsum_and_matmul():
     check_grads(ours, theirs, {"a": a, "b": b, "c": c})
 
 
+def test_a_weights_transpose_is_made_once_per_point_of_its_domain():
+    """The gradient of x @ W for x (rows of a point over t) is g @ W^T: W,
+    over fewer dims than x, is read through one permuted copy over W's own
+    domain (no dims here), so that each step's product has its output's
+    last index last in an operand (the register-tiled form); the values
+    match torch."""
+    x, w = rng.normal(size=(5, 3, 4)), rng.normal(size=(4, 6))
+
+    def ours(v):
+        return pdg.tanh(v["x"] @ v["w"]).sum()
+
+    def theirs(v):
+        return torch.tanh(v["x"] @ v["w"]).sum()
+
+    check_grads(ours, theirs, {"x": x, "w": w}, {"t": 5}, {"x": ["t"]})
+
+    prog = pdg.Program("transposed")
+    t = prog.dim("t", 5)
+    xs = prog.input("x", (3, 4), "f64", domain=[t])
+    ws = prog.input("w", (4, 6), "f64")
+    (dx,) = pdg.grad(pdg.tanh(xs @ ws).sum(), [xs])
+    prog.output("dx", dx)
+    text = str(prog.build())
+    permutes = [line for line in text.splitlines() if 'pdg.node "permute' in line]
+    assert len(permutes) == 1, permutes
+    assert '"permute" [] (%arg0 = %w[]' in permutes[0]
+    assert "-> tensor<6x4xf64>" in permutes[0]
+
+
 def test_einsum_index_of_one_operand_only():
     """'ij,k->i': j and k are summed inside one operand each."""
     a, b = rng.normal(size=(3, 4)), rng.normal(size=(2,))

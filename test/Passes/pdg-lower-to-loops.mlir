@@ -37,17 +37,17 @@
 // CHECK:     arith.divui %[[CAP]]
 // CHECK:     arith.minsi
 // CHECK:     func.call @pdg_g_grow_0(%[[G]], %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?x1xf32>, index, index, index) -> memref<?x?x1xf32>
-//   x, case t == 0 then case t >= 1, only for live sequences, the
-//   sequences in parallel.
+//   x (case t == 0, then case t >= 1), w and stop, only for live sequences,
+//   the sequences in parallel: one loop for the three, as each reads the
+//   others at its own b only.
 // CHECK:   scf.parallel (%[[SEQ:.*]]) = (%{{.*}}) to (%[[B]]) step (%{{.*}}) {
 // CHECK:     memref.load %[[ALIVE]][%[[SEQ]]] : memref<?xi8>
 // CHECK:     func.call @g_x_0_into(
 // CHECK:     } else {
 // CHECK:     func.call @g_x_1_into(
-// CHECK:     scf.reduce
+// CHECK-NOT: scf.reduce
 //   w reads x[b, max(0, t - 2) : t + 1]: a view when the window does not wrap,
 //   else two copies into this thread's scratch.
-// CHECK:   scf.parallel
 // CHECK:   affine.max
 // CHECK:   scf.if %{{.*}} -> (memref<?xf32, strided<[?], offset: ?>>) {
 // CHECK:     memref.subview %[[WIN]]
@@ -59,7 +59,9 @@
 // CHECK:   }
 // CHECK:   memref.subview %[[GROWN]][%[[SEQ2:.*]], %[[T]], %{{.*}}] [1, 1, 1]
 // CHECK:   func.call @g_w_0_into(
+// CHECK-NOT: scf.reduce
 // CHECK:   func.call @g_stop_0_into(
+// CHECK:   scf.reduce
 //   After the step: a live sequence whose stop holds, or at step 40, ends.
 // CHECK:   arith.cmpi eq, %{{.*}}, %{{.*}} : index
 // CHECK:   arith.ori

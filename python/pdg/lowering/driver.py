@@ -221,29 +221,106 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         for d in free:
             point[d] = w.fresh(d)
         if parallel:
-            extents = ", ".join(w.index(self.extent_of(d)) for d in free)
-            zeros = ", ".join([w.const(0)] * len(free))
-            ones = ", ".join([w.const(1)] * len(free))
-            ivs = ", ".join(point[d] for d in free)
-            w.open(f"scf.parallel ({ivs}) = ({zeros}) to ({extents}) step ({ones}) {{")
+            self.open_parallel(free, point)
         else:
             for d in free:
                 extent = w.index(self.extent_of(d))
                 w.open(f"scf.for {point[d]} = {w.const(0)} to {extent} step {w.const(1)} {{")
                 opened += 1
-        # A node over a sequence runs only while it does.
-        for loop in self.active:
-            if loop.groups and all(g in v.domain for g in loop.groups):
-                w.open(f"scf.if {self.sequence_guard(loop, point)} {{")
-                opened += 1
         self.in_parallel = parallel
-        self.select_case(node, node.cases, point)
+        self.run_point(node, point)
         self.in_parallel = False
         for _ in range(opened):
             w.close()
         if parallel:
-            w.line("scf.reduce")
-            w.close()
+            self.close_parallel()
+
+    def open_parallel(self, free: list[str], point: dict[str, str]) -> None:
+        w = self.w
+        extents = ", ".join(w.index(self.extent_of(d)) for d in free)
+        zeros = ", ".join([w.const(0)] * len(free))
+        ones = ", ".join([w.const(1)] * len(free))
+        ivs = ", ".join(point[d] for d in free)
+        w.open(f"scf.parallel ({ivs}) = ({zeros}) to ({extents}) step ({ones}) {{")
+
+    def close_parallel(self) -> None:
+        self.w.line("scf.reduce")
+        self.w.close()
+
+    def run_point(self, node: Node, point: dict[str, str]) -> None:
+        """`node` at `point`, all of its dims bound: while its sequence is
+        alive (a node over a sequence runs only while it does)."""
+        opened = 0
+        for loop in self.active:
+            if loop.groups and all(g in node.value.domain for g in loop.groups):
+                self.w.open(f"scf.if {self.sequence_guard(loop, point)} {{")
+                opened += 1
+        self.select_case(node, node.cases, point)
+        for _ in range(opened):
+            self.w.close()
+
+    # --- nodes sharing a parallel loop ------------------------------------------
+    # Each parallel loop is a fork and a barrier of the thread pool; in a
+    # step of a generation loop, a node's work per point is a few small
+    # products, so one loop per node spends much of the step waiting. A run
+    # of consecutive nodes over the same free dims that read one another
+    # only at their own point shares one loop: each thread runs the whole
+    # run at its points, in schedule order.
+
+    def run_nodes(self, nodes: list[Node], point: dict[str, str]) -> None:
+        """`nodes` in order, consecutive ones sharing a parallel loop where
+        they can."""
+        run: list[Node] = []
+        for n in nodes:
+            if run and self.joins(run, n, point):
+                run.append(n)
+                continue
+            self.run_shared(run, point)
+            run = [n] if self.free_dims(n, point) else []
+            if not run:
+                self.run_node(n, point)
+        self.run_shared(run, point)
+
+    def free_dims(self, node: Node, point: dict[str, str]) -> list[str]:
+        """The dims a node's parallel loop would run over; none if it takes
+        no parallel loop or needs one of its own (partial sums, a host
+        callback)."""
+        v = node.value
+        if id(v) in self.sums or id(v) in self.summing:
+            return []
+        if any(case.udf is not None for case in node.cases):
+            return []
+        return [d for d in v.domain if d not in point]
+
+    def joins(self, run: list[Node], node: Node, point: dict[str, str]) -> bool:
+        free = self.free_dims(node, point)
+        if not free or free != self.free_dims(run[0], point):
+            return False
+        members = {id(n.value) for n in run}
+        for case in node.cases:
+            for read in case.reads:
+                if id(read.producer) not in members:
+                    continue
+                at = dict(zip(read.producer.domain, read.entries, strict=True))
+                if any(at.get(d) != ("point", d) for d in free):
+                    return False  # another point's value: computed by another thread
+        return True
+
+    def run_shared(self, run: list[Node], point: dict[str, str]) -> None:
+        if len(run) <= 1:
+            for n in run:
+                self.run_node(n, point)
+            return
+        point = dict(point)
+        free = self.free_dims(run[0], point)
+        for d in free:
+            point[d] = self.w.fresh(d)
+        self.open_parallel(free, point)
+        self.in_parallel = True
+        for n in run:
+            self.run_point(n, point)
+        self.in_parallel = False
+        self.close_parallel()
 
     def select_case(self, node: Node, cases: list[Case], point: dict[str, str]) -> None:
         if not cases:
@@ -358,8 +435,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
             groups.setdefault(n.path[level] if level < len(n.path) else 0, []).append(n)
         for group, members in sorted(groups.items()):
             if group % 2 == 0:
-                for n in members:
-                    self.run_node(n, point)
+                self.run_nodes(members, point)
                 continue
 
             def body(at: dict[str, str], members=members) -> None:

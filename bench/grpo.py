@@ -14,6 +14,7 @@ table and writes results/grpo.json (or results/grpo-sweep.json).
     python bench/grpo.py --sweep 4,8,16,32                # over response lengths
     python bench/grpo.py --vectorize                      # pdg with pdg-vectorize
     python bench/grpo.py --repeat 3                       # median of 3 fresh runs each
+    python bench/grpo.py --impls pdg-one,pdg-one-group    # 4 prompts per microbatch, or 1
 
 pdg compiles ahead of time: a first process compiles each program into a
 cache directory (its time and peak memory are the "compile" columns), and
@@ -49,10 +50,12 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 LIMIT = 20  # additions a + b with a, b < 20
 IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
-# pdg-one-completion: the one program with a point per completion (its
-# layout="completion") instead of the group's rows in one point.
-CHOICES = (*IMPLS, "pdg-one-completion")
-COMPILED = ("pdg", "pdg-one", "pdg-one-completion")
+# Variants of pdg-one, the one program whose points are aligned
+# microbatches of --microbatch prompts' groups: pdg-one-group, a prompt's
+# group per point (microbatch=1); pdg-one-completion, a point per
+# completion (layout="completion").
+CHOICES = (*IMPLS, "pdg-one-group", "pdg-one-completion")
+COMPILED = ("pdg", "pdg-one", "pdg-one-group", "pdg-one-completion")
 WIDTHS = (8, 11, 10, 8, 6, 12)  # the table's columns
 
 
@@ -82,7 +85,8 @@ def pdg_trainer(args, one_program: bool):
     make = rl.GRPOProgramTrainer if one_program else rl.GRPOTrainer
     if one_program:
         layout = "completion" if args.impl == "pdg-one-completion" else "group"
-        options = {"layout": layout}
+        microbatch = args.microbatch if args.impl == "pdg-one" else 1
+        options = {"layout": layout, "microbatch": microbatch}
     else:
         options = {"vectorize": args.vectorize}
     trainer = make(
@@ -281,7 +285,8 @@ def run_fresh(impl: str, args) -> dict | None:
         print("TRL is not installed (pip install -e '.[trl]'): its row is skipped")
         return None
     cmd = [sys.executable, __file__, "--impl", impl] + ["--vectorize"] * args.vectorize
-    for name in ("prompts", "group", "d_model", "layers", "heads", "new_tokens", "iterations"):
+    names = ("prompts", "group", "d_model", "layers", "heads", "new_tokens", "iterations")
+    for name in (*names, "microbatch"):
         cmd += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     env = os.environ | {"OPENBLAS_NUM_THREADS": "1"}
 
@@ -352,13 +357,17 @@ def main() -> None:
     parser.add_argument("--heads", type=int, default=2)
     parser.add_argument("--new-tokens", type=int, default=3, help="the response length bound")
     parser.add_argument("--iterations", type=int, default=12)
+    parser.add_argument(
+        "--microbatch", type=int, default=4, help="pdg-one: prompts per aligned microbatch"
+    )
     parser.add_argument("--repeat", type=int, default=1, help="fresh runs per implementation")
     parser.add_argument("--vectorize", action="store_true", help="pdg: GRPOTrainer(vectorize=True)")
     parser.add_argument("--impl", choices=CHOICES, help="run one, in this process")
     parser.add_argument(
         "--impls",
         default=",".join(IMPLS),
-        help=f"the rows to run, in turn (default {','.join(IMPLS)}; also pdg-one-completion)",
+        help=f"the rows to run, in turn (default {','.join(IMPLS)}; also "
+        "pdg-one-group, pdg-one-completion)",
     )
     parser.add_argument("--cache", type=Path, help="pdg: the compiled artifacts' directory")
     parser.add_argument(
@@ -371,13 +380,19 @@ def main() -> None:
         run = {
             "pdg": run_pdg,
             "pdg-one": run_pdg_one,
-            "pdg-one-completion": run_pdg_one,  # pdg_trainer() reads the layout off args.impl
+            # pdg_trainer() reads the arrangement off args.impl
+            "pdg-one-group": run_pdg_one,
+            "pdg-one-completion": run_pdg_one,
             "torch": run_torch,
         }.get(args.impl)
         if run is None:
             from impl_trl import run_trl as run
         print(json.dumps(run(args)))
         return
+    if args.prompts % args.microbatch:
+        parser.error(
+            f"--prompts {args.prompts} is not a multiple of --microbatch {args.microbatch}"
+        )
     impls = args.impls.split(",")
     if unknown := [i for i in impls if i not in CHOICES]:
         parser.error(f"unknown --impls {unknown}; choose from {', '.join(CHOICES)}")

@@ -12,7 +12,8 @@
    Python reward (the exact sum), and runs the compiled GRPO update
    (advantages, clipped surrogate, KL to the SFT model, gradients, Adam).
    With --one-program, all of that is one compiled program
-   (rl.GRPOProgramTrainer) that runs 25 iterations per call.
+   (rl.GRPOProgramTrainer) that runs 25 iterations per call, stepping the
+   completions of 4 prompts (--microbatch) as one block.
 Held-out greedy accuracy is measured before and after; a JSONL log and a
 PNG plot of reward and response length per iteration are written.
 """
@@ -48,6 +49,9 @@ def main() -> None:
     parser.add_argument("--algorithm", choices=["grpo", "rloo"], default="grpo")
     parser.add_argument(
         "--one-program", action="store_true", help="GRPO's whole loop in one compiled program"
+    )
+    parser.add_argument(
+        "--microbatch", type=int, default=4, help="--one-program: prompts per aligned microbatch"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("grpo_arith"))
@@ -96,7 +100,11 @@ def main() -> None:
     start = time.perf_counter()
     if args.one_program and args.algorithm != "grpo":
         parser.error("--one-program runs GRPO")
+    if args.one_program and args.prompts % args.microbatch:
+        parser.error(f"--prompts must be a multiple of --microbatch ({args.microbatch})")
     make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.GRPOTrainer
+    # The one program steps the groups of --microbatch prompts together.
+    options = {"microbatch": args.microbatch} if args.one_program else {}
     trainer = make_trainer(
         config,
         grpo,
@@ -106,6 +114,7 @@ def main() -> None:
         task.answer_width,
         lr=args.lr,
         workdir=work,
+        **options,
     )
     what = "the GRPO program" if args.one_program else "sampling and the GRPO update"
     print(f"compiled {what} and greedy decoding in {time.perf_counter() - start:.1f} s")

@@ -6,20 +6,28 @@ Dims: p (prompt, given at launch), i (iteration, given at launch; only
 with an optimizer) and t (position in prompt + completion, dynamic). The
 G completions of a prompt are laid out one of two ways:
 
-- "group" (the default): an aligned microbatch. The completions of one
-  prompt share its tokens and length, so they are at the same position at
-  every step: they are the rows of one point ([p, i, t] with points
-  (G, ...)), and each step of the policy and the reference is one matrix
-  product over a contiguous (G, d) block, with no gather or scatter. The
-  group steps until its last completion ends (EOS, or max_new_tokens
-  tokens); a row that ended before goes on computing and is masked out of
-  the loss, the reward and the lengths. Stores along t hold the group's
-  steps, not the bound.
+- "group" (the default): aligned microbatches. A microbatch holds the
+  groups of `microbatch` prompts (M), and their M * G completions are the
+  rows of one point ([p, i, t] with points (M * G, ...)): every row is at
+  the same position at every step, so each step of the policy and of the
+  reference is one matrix product over a contiguous (M * G, d) block, with
+  no gather or scatter. GRPOProgram.inputs() groups each iteration's
+  prompts by length (a stable sort) before cutting them into microbatches,
+  so a microbatch's prompts have equal lengths wherever the batch allows;
+  where they differ, a row of a shorter prompt starts sampling earlier, on
+  its own (a row's tokens are its prompt's while its position is inside
+  it). A microbatch steps until its last completion ends (EOS, or
+  max_new_tokens tokens); a row that ended before goes on computing and is
+  masked out of the loss, the reward and the lengths. Stores along t hold
+  the microbatch's steps, not the bound. p then counts microbatches, and
+  the per-row outputs are in sorted order (GRPOProgram.by_prompt() and
+  completions() put them back in the caller's).
 - "completion": each completion is a point of its own over a static dim g
   ([p, i, g, t]) and ends at its own step.
 
 Inputs: each iteration's prompts `prompt[p, i]` (right-padded to
-prompt_width) and `prompt_len[p, i]`, the sampling `seed`, the policy's
+prompt_width; (M, prompt_width) per microbatch in the group layout) and
+`prompt_len[p, i]`, the sampling `seed`, the policy's
 weights (its starting point with an optimizer) and the frozen reference's
 (`ref.*`).
 
@@ -27,7 +35,8 @@ At each position the policy's logits give the sampled token and its
 log-prob; the loss differentiates those same logits, so no forward pass is
 run again over the finished completions, and the reference model runs step
 by step beside the policy. The reward is a host callback on each finished
-completion (in the group layout, one call per group that scores each row).
+completion (in the group layout, one call per microbatch that scores each
+row).
 
 Without an optimizer the program is one iteration (no i) and outputs the
 loss's gradient for every policy weight (`g_<path>`) and the sampled
@@ -35,8 +44,8 @@ loss's gradient for every policy weight (`g_<path>`) and the sampled
 the optimizer state are recurrences over i and the outputs are the final
 state (optim.Training). Either way it outputs per iteration the `loss`, the
 mean per-token `kl` to the reference (k3, over the completion tokens), and
-per completion ([p, i, g]) its `reward` and `length` (completion tokens, EOS
-included).
+per completion its `reward` and `length` (completion tokens, EOS included):
+over [p, i, g], or per microbatch (M * G,) over [p, i].
 """
 
 from __future__ import annotations
@@ -65,7 +74,9 @@ class GRPOProgram:
     udfs: dict  # the host callbacks a run needs, by name
     group: int  # completions per prompt
     eos: int
+    max_new_tokens: int
     layout: str = "group"  # see build_grpo()
+    microbatch: int = 1  # prompts per point in the group layout
     training: optim.Training | None = None  # with an optimizer
 
     def inputs(
@@ -89,6 +100,11 @@ class GRPOProgram:
         count = len(prompts[0])
         if any(len(batch) != count for batch in prompts):
             raise ValueError("every iteration needs the same number of prompts")
+        if count % self.microbatch:
+            raise ValueError(
+                f"{count} prompts per iteration do not fill microbatches of "
+                f"{self.microbatch}: give a multiple of {self.microbatch}"
+            )
         padded = np.zeros((iterations, count, self.prompt_width), np.int64)
         lengths = np.zeros((iterations, count), np.int64)
         for it, batch in enumerate(prompts):
@@ -98,13 +114,19 @@ class GRPOProgram:
                         f"prompt {k} of iteration {it} has {len(ids)} tokens; "
                         f"each needs 1 to prompt_width={self.prompt_width}"
                     )
+            order = self.order([len(ids) for ids in batch])
+            for k, source in enumerate(order):
+                ids = batch[source]
                 padded[it, k, : len(ids)] = ids
                 lengths[it, k] = len(ids)
+        if self.layout == "group":  # microbatches of M prompts: [p] points (M, ...)
+            padded = padded.reshape(iterations, -1, self.microbatch, self.prompt_width)
+            lengths = lengths.reshape(iterations, -1, self.microbatch)
         if self.training is None:
             padded, lengths = padded[0], lengths[0]
             inputs = self.policy.inputs_from(weights)
         else:  # the program's dims: [p, i]
-            padded, lengths = padded.transpose(1, 0, 2), lengths.T
+            padded, lengths = np.swapaxes(padded, 0, 1), np.swapaxes(lengths, 0, 1)
             inputs = self.training.initial_inputs(weights, state, start_step=start_step)
         inputs.update(
             self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
@@ -112,22 +134,47 @@ class GRPOProgram:
         inputs.update(prompt=padded, prompt_len=lengths, seed=np.asarray(seed, np.int64))
         return inputs
 
+    def order(self, prompt_lengths: Sequence[int]) -> np.ndarray:
+        """The prompts of one iteration in the order the program holds
+        them: grouped by length (a stable sort) in the group layout, so
+        that microbatches align; as given in the completion layout."""
+        if self.layout != "group":
+            return np.arange(len(prompt_lengths))
+        return np.argsort(np.asarray(prompt_lengths), kind="stable")
+
+    def by_prompt(self, values, prompt_lengths: Sequence[int]) -> np.ndarray:
+        """A per-completion output (`reward`, `length`) as [prompt, ..., g]
+        in the caller's order of the prompts, from the program's [p, ...,
+        g] (completion layout) or per-microbatch [p, ..., M * G] (group)."""
+        values = np.asarray(values)
+        if self.layout != "group":
+            return values
+        points, middle = values.shape[0], values.shape[1:-1]
+        rows = values.reshape(points, *middle, self.microbatch, self.group)
+        rows = np.moveaxis(rows, -2, 1).reshape(points * self.microbatch, *middle, self.group)
+        held = np.empty_like(rows)
+        held[self.order(prompt_lengths)] = rows
+        return held
+
     def completions(self, tokens, prompt_lengths: Sequence[int]) -> list[list[np.ndarray]]:
         """completions[p][g]: the token ids completion g of prompt p chose,
         up to and with its EOS, from the `tokens` output of a one-iteration
-        program (a list when the sequences' lengths differ)."""
-        out = []
-        for k, n in enumerate(prompt_lengths):
+        program (a list when the sequences' lengths differ), prompts in the
+        caller's order."""
+        out = [None] * len(prompt_lengths)
+        rows = range(self.group)
+        for k, source in enumerate(self.order(prompt_lengths)):
+            n = prompt_lengths[source]
             if self.layout == "group":
-                steps = np.asarray(tokens[k])  # (T, G): row g is completion g
-                chosen = [steps[n - 1 :, row] for row in range(steps.shape[1])]
+                steps = np.asarray(tokens[k // self.microbatch])  # (T, M * G)
+                first = (k % self.microbatch) * self.group
+                chosen = [steps[n - 1 :, first + row] for row in rows]
             else:  # [p, g, t], in (p, g) order when ragged
-                rows = range(self.group)
                 if isinstance(tokens, list):
                     chosen = [np.asarray(tokens[k * self.group + row])[n - 1 :] for row in rows]
                 else:
                     chosen = [np.asarray(tokens[k, row])[n - 1 :] for row in rows]
-            out.append([_until_eos(c, self.eos) for c in chosen])
+            out[source] = [_completion(c, self.eos, self.max_new_tokens) for c in chosen]
         return out
 
     def symbols(self, inputs: dict) -> dict[str, int]:
@@ -152,10 +199,12 @@ def build_grpo(
     optimizer: optim.Optimizer | None = None,
     clip_norm: float | None = None,
     layout: str = "group",
+    microbatch: int = 1,
 ) -> GRPOProgram:
-    """`layout`: "group" (the default) steps the completions of a prompt
-    together, as the rows of one point; "completion" gives each its own
-    point over a dim g (see the module's docstring)."""
+    """`layout`: "group" (the default) steps the completions of
+    `microbatch` prompts together, as the rows of one point; "completion"
+    gives each completion its own point over a dim g (see the module's
+    docstring)."""
     if not isinstance(grpo, rl.GRPOConfig):
         raise pf.ProgramError("build_grpo() needs an rl.GRPOConfig")
     if not callable(reward):
@@ -164,6 +213,13 @@ def build_grpo(
         raise pf.ProgramError("prompt_width and max_new_tokens must be at least 1")
     if layout not in LAYOUTS:
         raise pf.ProgramError(f"unknown layout '{layout}'", hint="use 'group' or 'completion'")
+    if not isinstance(microbatch, int) or microbatch < 1:
+        raise pf.ProgramError(f"microbatch must be a positive number of prompts, got {microbatch}")
+    if microbatch > 1 and layout != "group":
+        raise pf.ProgramError(
+            "only the group layout holds several prompts per point",
+            hint="use layout='group' or microbatch=1",
+        )
     prog = pf.Program("grpo")
     # p first: pdg-vectorize folds a leading dim (one step for all prompts).
     p = prog.dim("p", launch="P")
@@ -175,10 +231,20 @@ def build_grpo(
     t = prog.dim("t", dynamic="T", max=prompt_width + max_new_tokens - 1)
     per_prompt = [p, *outer]
     sequence = [*per_prompt, *group_dims, t]
-    rows = () if group_dims else (grpo.group,)  # a point's rows: one completion, or the group
+    # A point's rows: one completion, or the groups of a microbatch's prompts.
+    prompts = () if group_dims else (microbatch,)
+    rows = () if group_dims else (microbatch * grpo.group,)
     real = config.dtype
-    prompt = prog.input("prompt", (prompt_width,), "i64", domain=per_prompt)
-    prompt_len = prog.input("prompt_len", (), "i64", domain=per_prompt)
+    prompt = prog.input("prompt", (*prompts, prompt_width), "i64", domain=per_prompt)
+    prompt_len = prog.input("prompt_len", prompts, "i64", domain=per_prompt)
+
+    def per_row(x: pf.TensorLike) -> pf.TensorLike:
+        """A value per prompt (M,), repeated for each of its G rows."""
+        if not rows:
+            return x
+        spread = x.reshape(microbatch, 1) + prog.constant(0, (microbatch, grpo.group), x.dtype)
+        return spread.reshape(*rows)
+
     seed = prog.input("seed", (), "i64")
     reference = GPT(prog, config, path="ref")  # fixed: program inputs
     if i is not None:
@@ -189,19 +255,19 @@ def build_grpo(
     # run once for all sequences, outside the loop over i that they end in.
     # A group shares its prompt, hence its positions: its rows are aligned.
     pos = prog.coordinate(t, domain=sequence).named("pos")
-    prompt_tok = pf.take(prompt, pf.minimum(pos, prompt_width - 1), axis=0).named("prompt_tok")
-    if rows:
-        prompt_tok = prompt_tok + prog.constant(0, rows, "i64")  # one per row
+    at = pf.minimum(pos, prompt_width - 1)
+    prompt_tok = per_row(pf.take(prompt, at, axis=len(prompts))).named("prompt_tok")
+    row_len = per_row(prompt_len).named("row_len")  # its prompt's length, per row
     chosen = prog.recurrent(rows, "i64", domain=sequence, name="next")
     tok = prog.recurrent(rows, "i64", domain=sequence, name="tok")
     tok[t == 0] = prompt_tok
-    tok[t > 0] = pf.where(pos < prompt_len, prompt_tok, chosen[t - 1])
+    tok[t > 0] = pf.where(pos < row_len, prompt_tok, chosen[t - 1])
     logits = policy(tok, pos, t).named("logits")
     chosen[...] = pf.sample(logits, seed=seed, temperature=grpo.temperature)
-    generating = (pos >= prompt_len - 1).named("generating")
+    generating = (pos >= row_len - 1).named("generating")
     # A completion ends on EOS or at its max_new_tokens-th token, whatever
     # its prompt's length.
-    last = pos >= prompt_len + (max_new_tokens - 2)
+    last = pos >= row_len + (max_new_tokens - 2)
     ends = generating & (chosen.eq(eos) | last)
     if rows:
         # A group steps until its last completion ends; a row that ended
@@ -232,7 +298,8 @@ def build_grpo(
     ref_logp = logp_of(reference(tok, pos, t)).named("ref_logp")
 
     # Rewards on each finished completion, group-normalized advantages.
-    score = _scorer(reward, np.dtype(numpy_dtype(real)).type, eos, rows)
+    real_type = np.dtype(numpy_dtype(real)).type
+    score = _scorer(reward, real_type, eos, max_new_tokens, grpo.group if rows else 0)
     whole = rl.grpo.whole_dim
     rewards = prog.udf(
         score,
@@ -243,7 +310,7 @@ def build_grpo(
         name="reward",
     )
     if rows:
-        advantage = rl.row_advantages(rewards, grpo.eps).named("advantage")
+        advantage = rl.row_advantages(rewards, grpo.group, grpo.eps).named("advantage")
     else:
         advantage = rl.group_advantages(rewards, group_dims[0], grpo.eps).named("advantage")
 
@@ -264,7 +331,16 @@ def build_grpo(
 
     params = policy.parameters()
     built = GRPOProgram(
-        prog, policy, reference, prompt_width, {"reward": score}, grpo.group, eos, layout
+        prog,
+        policy,
+        reference,
+        prompt_width,
+        udfs={"reward": score},
+        group=grpo.group,
+        eos=eos,
+        max_new_tokens=max_new_tokens,
+        layout=layout,
+        microbatch=microbatch,
     )
     if optimizer is None:
         prog.output("tokens", chosen)
@@ -276,24 +352,31 @@ def build_grpo(
     return built
 
 
-def _scorer(reward: RewardFn, kind, eos: int, rows: tuple):
+def _scorer(reward: RewardFn, kind, eos: int, max_new_tokens: int, group: int):
     """The reward udf: (prompt, its length, the chosen tokens along t) ->
-    the reward of the completion, or of each row's (the tokens are then
-    (T, G): a row cut after its own EOS, as the steps past it are not its)."""
+    the reward of the completion; or, with rows (`group` > 0), (prompts (M,
+    width), lengths (M,), tokens (T, M * G)) -> the reward of each row,
+    row r a completion of prompt r // G (cut where it ended, as the steps
+    past its end are not its)."""
 
     def score(prompt_ids, prompt_length, tokens):
-        n = int(prompt_length)
-        if not rows:
+        if not group:
+            n = int(prompt_length)
             return kind(reward(prompt_ids[:n], tokens[n - 1 :]))
-        out = np.zeros(rows, kind)
-        for row in range(rows[0]):
-            out[row] = reward(prompt_ids[:n], _until_eos(tokens[n - 1 :, row], eos))
+        out = np.zeros(tokens.shape[1], kind)
+        for row in range(tokens.shape[1]):
+            n = int(prompt_length[row // group])
+            ids = prompt_ids[row // group, :n]
+            out[row] = reward(ids, _completion(tokens[n - 1 :, row], eos, max_new_tokens))
         return out
 
     return score
 
 
-def _until_eos(tokens: np.ndarray, eos: int) -> np.ndarray:
-    """`tokens` up to and with the first EOS (all of them if none)."""
+def _completion(tokens: np.ndarray, eos: int, max_new_tokens: int) -> np.ndarray:
+    """The completion in the tokens sampled from its prompt's last position
+    on: up to and with the first EOS, and at most max_new_tokens (a row
+    goes on sampling after its end while its microbatch runs)."""
+    tokens = tokens[:max_new_tokens]
     ended = np.flatnonzero(tokens == eos)
     return tokens[: ended[0] + 1] if ended.size else tokens

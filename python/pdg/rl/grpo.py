@@ -41,20 +41,29 @@ def group_advantages(rewards: TensorLike, group: Dim, eps: float = 1e-4) -> Tens
     return _standardized(rewards, whole_dim(rewards, group), eps)
 
 
-def row_advantages(rewards: TensorLike, eps: float = 1e-4) -> TensorLike:
-    """group_advantages() for a group held in one point: rewards (G,), the
-    rows of a microbatch that are the completions of one prompt."""
-    if len(rewards.shape) != 1 or rewards.shape[0] is None or rewards.shape[0] < 2:
-        raise ProgramError("row_advantages() needs a static vector of at least 2 rewards")
-    return _standardized(rewards, rewards, eps)
+def row_advantages(rewards: TensorLike, group: int, eps: float = 1e-4) -> TensorLike:
+    """group_advantages() for groups held in one point: rewards (M * G,),
+    the rows of a microbatch, rows [m * G, (m + 1) * G) the completions of
+    its prompt m (`group` = G)."""
+    shape = rewards.shape
+    if len(shape) != 1 or shape[0] is None or group < 2 or shape[0] % group:
+        raise ProgramError(
+            f"row_advantages() needs a static vector of groups of {group} rewards, got {shape}",
+            hint="a group holds at least 2 completions",
+        )
+    groups = rewards.reshape(shape[0] // group, group)
+    return _standardized(groups, groups, eps).reshape(shape[0])
 
 
 def _standardized(rewards: TensorLike, group: TensorLike, eps: float) -> TensorLike:
-    """(rewards - mean(group)) / (std(group) + eps), `group` the (G,) vector
-    of the group's rewards (std with Bessel's correction)."""
-    mean = group.mean()
+    """(rewards - mean(group)) / (std(group) + eps) along the last axis of
+    `group`: (G,) the rewards of one group, or (M, G) of M groups, one per
+    row (std with Bessel's correction)."""
+    keep = group.ndim > 1  # several groups: each row's own statistics
+    mean = group.mean(axis=-1, keepdims=keep)
     deviation = group - mean
-    var = (deviation * deviation).sum() * (1.0 / (group.shape[0] - 1))
+    size = group.shape[-1]
+    var = (deviation * deviation).sum(axis=-1, keepdims=keep) * (1.0 / (size - 1))
     return (rewards - mean) / (ops.sqrt(var) + eps)
 
 

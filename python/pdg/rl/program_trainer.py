@@ -43,12 +43,14 @@ class GRPOProgramTrainer:
         workdir: Path | None = None,
         cache: Path | None = None,
         layout: str = "group",
+        microbatch: int = 1,
     ):
         """`cache`: a directory of compiled artifacts (pdg.lowering.cache):
         a program compiled there before is loaded, not compiled again.
         `layout`: how the program holds a prompt's completions (see
-        programs.build_grpo): "group", the rows of one aligned microbatch
-        that steps together, or "completion", a point each."""
+        programs.build_grpo): "group", the rows of aligned microbatches of
+        `microbatch` prompts that step together, or "completion", a point
+        each (every batch's size must then be a multiple of `microbatch`)."""
         if not isinstance(grpo, GRPOConfig):
             raise TypeError("GRPOProgramTrainer runs GRPO: pass rl.GRPOConfig")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -67,6 +69,7 @@ class GRPOProgramTrainer:
             optimizer=optim.Adam(lr),
             clip_norm=clip_norm,
             layout=layout,
+            microbatch=microbatch,
         )
         built = build_artifact(self.program.program, "grpo", work, cache)
         self.compile_seconds = {"grpo": built.seconds}
@@ -102,7 +105,7 @@ class GRPOProgramTrainer:
         self.peak_bytes = out.peak_bytes
         weights, optimizer = self.program.training.final_state(out.outputs)
         loss, kl = np.asarray(out.outputs["loss"]), np.asarray(out.outputs["kl"])
-        # per completion, over [p, i, g]
+        # per completion, over [p, i, g] (or [p, i, M * G]: means need no order)
         rewards, lengths = np.asarray(out.outputs["reward"]), np.asarray(out.outputs["length"])
         stats = [
             StepStats(

@@ -2,9 +2,10 @@
 loss, gradients and optimizer step in a single compiled program, with no
 Python between iterations but the reward callback.
 
-Dims: p (prompt, given at launch), i (iteration, given at launch; only
-with an optimizer) and t (position in prompt + completion, dynamic). The
-G completions of a prompt are laid out one of two ways:
+Dims: p (a microbatch of prompts, or a prompt; given at launch), i
+(iteration, given at launch; only with an optimizer) and t (position in
+prompt + completion, dynamic). The G completions of a prompt are laid out
+one of two ways:
 
 - "group" (the default): aligned microbatches. A microbatch holds the
   groups of `microbatch` prompts (M), and their M * G completions are the
@@ -253,7 +254,7 @@ def build_grpo(
 
     # Generation. Positions are per sequence: a value over t alone would
     # run once for all sequences, outside the loop over i that they end in.
-    # A group shares its prompt, hence its positions: its rows are aligned.
+    # A microbatch's rows share the position: they are aligned.
     pos = prog.coordinate(t, domain=sequence).named("pos")
     at = pf.minimum(pos, prompt_width - 1)
     prompt_tok = per_row(pf.take(prompt, at, axis=len(prompts))).named("prompt_tok")
@@ -270,8 +271,8 @@ def build_grpo(
     last = pos >= row_len + (max_new_tokens - 2)
     ends = generating & (chosen.eq(eos) | last)
     if rows:
-        # A group steps until its last completion ends; a row that ended
-        # earlier goes on computing, but its steps are out of the mask.
+        # A microbatch steps until its last completion ends; a row that
+        # ended earlier goes on computing, but its steps are out of the mask.
         running = prog.recurrent(rows, "i1", domain=sequence, name="running")
         running[t == 0] = prog.constant(1, rows, "i1")
         running[t > 0] = running[t - 1] & ~ends[t - 1]

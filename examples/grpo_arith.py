@@ -3,6 +3,7 @@
     python examples/grpo_arith.py                    # defaults: a few minutes on 2 cores
     python examples/grpo_arith.py --sft-steps 60 --grpo-steps 40
     python examples/grpo_arith.py --algorithm rloo   # RLOO instead (leave-one-out baseline)
+    python examples/grpo_arith.py --algorithm ppo    # PPO: a critic, GAE, 4 epochs per batch
     python examples/grpo_arith.py --one-program      # GRPO's whole loop as one compiled program
 
 1. Supervised fine-tuning (the train_lm program, loss on the answer only)
@@ -13,7 +14,12 @@
    (advantages, clipped surrogate, KL to the SFT model, gradients, Adam).
    With --one-program, all of that is one compiled program
    (rl.GRPOProgramTrainer) that runs 25 iterations per call, stepping the
-   completions of 4 prompts (--microbatch) as one block.
+   completions of 4 prompts (--microbatch) as one block. With
+   --algorithm ppo (rl.PPOTrainer), the compiled values program gives a
+   critic's values at the samples, and one call of the compiled PPO update
+   runs --epochs updates of the policy and the critic over the batch (GAE,
+   clipped surrogate and value losses; the KL to the SFT model shapes the
+   per-token rewards).
 Held-out greedy accuracy is measured before and after; a JSONL log and a
 PNG plot of reward and response length per iteration are written.
 """
@@ -41,12 +47,13 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--sft-steps", type=int, default=150)
     parser.add_argument("--grpo-steps", type=int, default=1000)
-    parser.add_argument("--prompts", type=int, default=32, help="prompts per GRPO iteration")
+    parser.add_argument("--prompts", type=int, default=32, help="prompts per iteration")
     parser.add_argument("--group", type=int, default=8)
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--beta", type=float, default=0.02)
     parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--algorithm", choices=["grpo", "rloo"], default="grpo")
+    parser.add_argument("--algorithm", choices=["grpo", "rloo", "ppo"], default="grpo")
+    parser.add_argument("--epochs", type=int, default=4, help="ppo: updates per batch")
     parser.add_argument(
         "--one-program", action="store_true", help="GRPO's whole loop in one compiled program"
     )
@@ -95,16 +102,21 @@ def main() -> None:
     )
 
     # 2. GRPO from the SFT policy (also the frozen reference).
-    make = rl.GRPOConfig if args.algorithm == "grpo" else rl.RLOOConfig
-    grpo = make(group=args.group, beta=args.beta, temperature=args.temperature)
     start = time.perf_counter()
     if args.one_program and args.algorithm != "grpo":
         parser.error("--one-program runs GRPO")
     if args.one_program and args.prompts % args.microbatch:
         parser.error(f"--prompts must be a multiple of --microbatch ({args.microbatch})")
-    make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.GRPOTrainer
-    # The one program steps the groups of --microbatch prompts together.
-    options = {"microbatch": args.microbatch} if args.one_program else {}
+    if args.algorithm == "ppo":  # the KL to the reference shapes its per-token rewards
+        grpo = rl.PPOConfig(group=args.group, temperature=args.temperature)
+        make_trainer = rl.PPOTrainer
+        options = {"epochs": args.epochs, "kl_coef": args.beta}
+    else:
+        make = rl.GRPOConfig if args.algorithm == "grpo" else rl.RLOOConfig
+        grpo = make(group=args.group, beta=args.beta, temperature=args.temperature)
+        make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.GRPOTrainer
+        # The one program steps the groups of --microbatch prompts together.
+        options = {"microbatch": args.microbatch} if args.one_program else {}
     trainer = make_trainer(
         config,
         grpo,
@@ -116,7 +128,8 @@ def main() -> None:
         workdir=work,
         **options,
     )
-    what = "the GRPO program" if args.one_program else "sampling and the GRPO update"
+    name = args.algorithm.upper()
+    what = "the GRPO program" if args.one_program else f"sampling and the {name} update"
     print(f"compiled {what} and greedy decoding in {time.perf_counter() - start:.1f} s")
     before = trainer.evaluate(weights, held_out)
     print(f"held-out accuracy after SFT: {before:.3f}")
@@ -158,7 +171,7 @@ def main() -> None:
     print(f"{args.algorithm.upper()}: {args.grpo_steps} iterations, {1e3 * per_step:.1f} ms each")
     print(f"held-out accuracy: {before:.3f} -> {after:.3f} ({after - before:+.3f})")
     written = [args.out / "log.jsonl"]
-    if plot(history, args.out / "reward.png"):
+    if plot(history, args.out / "reward.png", args.algorithm.upper()):
         written.append(args.out / "reward.png")
     print(f"wrote {' and '.join(map(str, written))}")
 
@@ -171,7 +184,7 @@ def held_out_of(history: list[dict], row: dict) -> dict:
     return {}
 
 
-def plot(history: list[dict], path: Path) -> bool:
+def plot(history: list[dict], path: Path, algorithm: str) -> bool:
     """Reward and length per iteration as a PNG; False without matplotlib."""
     try:
         import matplotlib
@@ -187,7 +200,7 @@ def plot(history: list[dict], path: Path) -> bool:
     held = [(h["step"], h["held_out"]) for h in history if "held_out" in h]
     if held:
         ax.plot(*zip(*held, strict=True), "o-", label="held-out accuracy (greedy)")
-    ax.set_xlabel("GRPO iteration")
+    ax.set_xlabel(f"{algorithm} iteration")
     ax.set_ylabel("reward")
     right = ax.twinx()
     right.plot(steps, [h["length"] for h in history], color="gray", alpha=0.4, label="length")

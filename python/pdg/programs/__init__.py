@@ -3,7 +3,7 @@ training, one RL update on given samples, and GRPO as one program."""
 
 from .decode import DecodeProgram, build_decode
 from .grpo import GRPOProgram, build_grpo
-from .rl_step import RLStepProgram, build_rl_step
+from .rl_step import RLStepProgram, ValuesProgram, build_rl_step, build_values
 from .train_lm import TrainProgram, build_train_lm, copy_batches
 
 __all__ = [
@@ -11,9 +11,11 @@ __all__ = [
     "GRPOProgram",
     "RLStepProgram",
     "TrainProgram",
+    "ValuesProgram",
     "build_decode",
     "build_grpo",
     "build_rl_step",
     "build_train_lm",
+    "build_values",
     "copy_batches",
 ]

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 import pdg.frontend as pf
 from pdg import optim, rl
 from pdg.nn import GPT, GPTConfig
@@ -87,16 +89,8 @@ def build_rl_step(
     params = policy.parameters()
     critic = None
     if name == "ppo":
-        critic = GPT(prog, config, path="critic")
-        head_w = prog.parameter("critic_value_w", (config.d_model,), real)
-        head_b = prog.parameter("critic_value_b", (), real)
-        value = ((critic.hidden(tokens, position, t) * head_w).sum() + head_b).named("value")
-        params = {
-            **params,
-            **critic.parameters(),
-            "critic_value.w": head_w,
-            "critic_value.b": head_b,
-        }
+        critic, critic_params, value = critic_values(prog, config, tokens, position, t)
+        params = {**params, **critic_params}
         old_logp = prog.input("old_logp", (), real, domain=[p, *over, g, t])
         old_value = prog.input("old_values", (), real, domain=[p, *over, g, t])
         rewards = prog.input("token_rewards", (), real, domain=[p, *over, g, t])
@@ -137,3 +131,45 @@ def build_rl_step(
     for path, grad in zip(params, pf.grad(loss, list(params.values())), strict=True):
         prog.output("g_" + path.replace(".", "_"), grad)
     return RLStepProgram(prog, policy, reference, list(params), None, critic)
+
+
+def critic_values(prog: pf.Program, config: GPTConfig, tokens, position, t):
+    """PPO's critic: a GPT (weights `critic.*`) whose last hidden state at
+    each position, through a linear value head (`critic_value.w`, `.b`;
+    inputs critic_value_w, critic_value_b), is the value there. Returns
+    (the GPT, every critic parameter by path, the values)."""
+    critic = GPT(prog, config, path="critic")
+    head_w = prog.parameter("critic_value_w", (config.d_model,), config.dtype)
+    head_b = prog.parameter("critic_value_b", (), config.dtype)
+    value = ((critic.hidden(tokens, position, t) * head_w).sum() + head_b).named("value")
+    params = {**critic.parameters(), "critic_value.w": head_w, "critic_value.b": head_b}
+    return critic, params, value
+
+
+@dataclass
+class ValuesProgram:
+    """The critic's value at every position of given sequences (PPO's
+    values at the rollout): `tokens[p, g, t]` in, `value[p, g, t]` out."""
+
+    program: pf.Program
+    critic: GPT
+
+    def inputs(self, weights: dict, tokens: np.ndarray) -> dict[str, np.ndarray]:
+        """`weights` by path (the critic's `critic.*` and `critic_value.*`;
+        others are ignored)."""
+        inputs = self.critic.inputs_from(weights)
+        inputs["critic_value_w"] = np.asarray(weights["critic_value.w"])
+        inputs["critic_value_b"] = np.asarray(weights["critic_value.b"])
+        inputs["tokens"] = tokens
+        return inputs
+
+
+def build_values(config: GPTConfig, length: int, group: int) -> ValuesProgram:
+    prog = pf.Program("values")
+    p = prog.dim("p", launch="P")
+    g = prog.dim("g", group)
+    t = prog.dim("t", length)
+    tokens = prog.input("tokens", (), "i64", domain=[p, g, t])
+    critic, _, value = critic_values(prog, config, tokens, prog.coordinate(t), t)
+    prog.output("value", value)
+    return ValuesProgram(prog, critic)

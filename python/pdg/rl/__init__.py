@@ -29,6 +29,7 @@ __all__ = [
     "GRPOProgramTrainer",
     "GRPOTrainer",
     "PPOConfig",
+    "PPOTrainer",
     "ProgressBar",
     "RLOOConfig",
     "dpo_pair_loss",
@@ -49,6 +50,10 @@ def __getattr__(name):
         from .trainer import GRPOTrainer
 
         return GRPOTrainer
+    if name == "PPOTrainer":
+        from .ppo_trainer import PPOTrainer
+
+        return PPOTrainer
     if name == "GRPOProgramTrainer":
         from .program_trainer import GRPOProgramTrainer
 

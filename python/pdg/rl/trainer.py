@@ -77,6 +77,7 @@ class GRPOTrainer:
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
         self.prompt_width = prompt_width
         self.length = prompt_width + max_new_tokens  # positions of prompt + completion
+        self.new = max_new_tokens
         work = Path(workdir or tempfile.mkdtemp(prefix="pdg-grpo-"))
 
         def decode(**sampling):
@@ -124,17 +125,9 @@ class GRPOTrainer:
     def complete(self, weights, prompts: list[str], seed: int, reference: dict):
         """Sampled completions (token ids up to and with EOS) and the
         policy's and the reference's log-probs of each completion token."""
-        ids = [self.tok.encode(p) for p in prompts]
-        inputs = self.sampler.inputs(weights, ids, seed=seed, reference_weights=reference)
-        out = self.run_sample.run(inputs, symbols={"B": len(prompts)}).outputs
-        completions, logps = [], []
-        for k, p in enumerate(ids):
-            first = len(p) - 1  # the step that predicts the first completion token
-            completions.append([int(x) for x in np.asarray(out["tokens"][k])[first:]])
-            logps.append(
-                (np.asarray(out["logp"][k])[first:], np.asarray(out["ref_logp"][k])[first:])
-            )
-        return completions, logps
+        return sample(
+            self.sampler, self.run_sample, self.tok, weights, prompts, seed, reference, self.new
+        )
 
     def evaluate(self, weights, problems: list[tuple[str, str]]) -> float:
         """Greedy accuracy (mean reward) on (prompt, answer) problems."""
@@ -142,59 +135,107 @@ class GRPOTrainer:
 
     def step(self, state: TrainerState, prompts: list[str]) -> tuple[TrainerState, StepStats]:
         """One GRPO iteration on `prompts` (group-size completions of each)."""
-        G, L = self.grpo.group, self.length
         start = time.perf_counter()
-        repeated = [p for p in prompts for _ in range(G)]
-        completions, logps = self.complete(
-            state.weights, repeated, seed=state.step, reference=state.reference
-        )
+        rollout = Rollout.sample(self, state, prompts, self.grpo.group)
         generated = time.perf_counter() - start
-        P = len(prompts)
-        real = np.float64 if self.config.dtype == "f64" else np.float32
-        # [p, i, g, t]: one iteration (i = 0)
-        tokens = np.full((P, 1, G, L), self.tok.eos, np.int64)
-        targets = np.full((P, 1, G, L), self.tok.eos, np.int64)
-        mask = np.zeros((P, 1, G, L), real)
-        old_logp = np.zeros((P, 1, G, L), real)
-        ref_logp = np.zeros((P, 1, G, L), real)
-        rewards = np.zeros((P, 1, G), real)
-        lengths, kls = [], []
-        for k, (prompt, completion, (lp, rp)) in enumerate(
-            zip(repeated, completions, logps, strict=True)
-        ):
-            p, g = divmod(k, G)
-            ids = self.tok.encode(prompt)
-            seq = ids + completion
-            n = len(seq) - 1  # positions fed to the model
-            tokens[p, 0, g, :n] = seq[:-1]
-            targets[p, 0, g, :n] = seq[1:]
-            first = len(ids) - 1
-            mask[p, 0, g, first:n] = 1.0
-            old_logp[p, 0, g, first:n] = lp[: n - first]
-            ref_logp[p, 0, g, first:n] = rp[: n - first]
-            rewards[p, 0, g] = self.reward(prompt, self.tok.decode(completion))
-            lengths.append(len(completion))
-            delta = rp[: n - first].astype(np.float64) - lp[: n - first]
-            kls.append(np.exp(delta) - delta - 1.0)
         inputs = self.update.training.initial_inputs(
             state.weights, state.optimizer, start_step=state.step
         )
-        inputs.update(tokens=tokens, targets=targets, mask=mask, ref_logp=ref_logp, rewards=rewards)
+        # [p, i, g, t]: one iteration (i = 0)
+        names = ["tokens", "targets", "mask", "ref_logp", "rewards"]
         if isinstance(self.grpo, GRPOConfig):  # RLOO's update has no ratio to the sampler
-            inputs["old_logp"] = old_logp
+            names.append("old_logp")
+        inputs.update({name: getattr(rollout, name)[:, None] for name in names})
         start = time.perf_counter()
-        out = self.run_update.run(inputs, symbols={"I": 1, "P": P}).outputs
+        out = self.run_update.run(inputs, symbols={"I": 1, "P": len(prompts)}).outputs
         updated = time.perf_counter() - start
         weights, opt_state = self.update.training.final_state(out)
         stats = StepStats(
             state.step,
-            float(rewards.mean()),
-            float(np.mean(lengths)),
+            float(rollout.rewards.mean()),
+            float(rollout.lengths.mean()),
             float(np.asarray(out["loss"])[0]),
-            float(np.concatenate(kls).mean()),
+            rollout.kl(),
             {"generation": generated, "update": updated},
         )
         return TrainerState(weights, state.reference, opt_state, state.step + 1), stats
+
+
+def sample(decode, run, tok, weights, prompts: list[str], seed: int, reference: dict, limit: int):
+    """Completions of `prompts` sampled by the compiled decode program `run`
+    (built with log_probs and reference), and the policy's and the
+    reference's log-probs of each completion token. A completion ends at
+    its EOS or after `limit` tokens (the decode program runs to its last
+    position, past `limit` after a prompt shorter than its width)."""
+    ids = [tok.encode(p) for p in prompts]
+    inputs = decode.inputs(weights, ids, seed=seed, reference_weights=reference)
+    out = run.run(inputs, symbols={"B": len(prompts)}).outputs
+    completions, logps = [], []
+    for k, p in enumerate(ids):
+        first = len(p) - 1  # the step that predicts the first completion token
+        kept = slice(first, first + limit)
+        completions.append([int(x) for x in np.asarray(out["tokens"][k])[kept]])
+        logps.append((np.asarray(out["logp"][k])[kept], np.asarray(out["ref_logp"][k])[kept]))
+    return completions, logps
+
+
+@dataclass
+class Rollout:
+    """A batch of sampled completions as update inputs over [p, g, t]:
+    the fed `tokens`, the `targets` (next tokens), `mask` (1 where the target
+    is a completion token), the sampler's `old_logp` and the reference's
+    `ref_logp` of each target; per completion its `rewards` and `lengths`
+    (completion tokens, EOS included)."""
+
+    tokens: np.ndarray
+    targets: np.ndarray
+    mask: np.ndarray
+    old_logp: np.ndarray
+    ref_logp: np.ndarray
+    rewards: np.ndarray
+    lengths: np.ndarray
+
+    @staticmethod
+    def sample(trainer, state: TrainerState, prompts: list[str], group: int) -> Rollout:
+        """`group` completions of each prompt from the trainer's sampler at
+        the state's weights (seeded by its step), scored by its reward."""
+        tok, length = trainer.tok, trainer.length
+        repeated = [p for p in prompts for _ in range(group)]
+        completions, logps = trainer.complete(
+            state.weights, repeated, seed=state.step, reference=state.reference
+        )
+        real = np.float64 if trainer.config.dtype == "f64" else np.float32
+        shape = (len(prompts), group, length)
+        out = Rollout(
+            np.full(shape, tok.eos, np.int64),
+            np.full(shape, tok.eos, np.int64),
+            np.zeros(shape, real),
+            np.zeros(shape, real),
+            np.zeros(shape, real),
+            np.zeros(shape[:2], real),
+            np.zeros(shape[:2], np.int64),
+        )
+        for k, (prompt, completion, (lp, rp)) in enumerate(
+            zip(repeated, completions, logps, strict=True)
+        ):
+            p, g = divmod(k, group)
+            ids = tok.encode(prompt)
+            seq = ids + completion
+            n = len(seq) - 1  # positions fed to the model
+            first = len(ids) - 1
+            out.tokens[p, g, :n] = seq[:-1]
+            out.targets[p, g, :n] = seq[1:]
+            out.mask[p, g, first:n] = 1.0
+            out.old_logp[p, g, first:n] = lp[: n - first]
+            out.ref_logp[p, g, first:n] = rp[: n - first]
+            out.rewards[p, g] = trainer.reward(prompt, tok.decode(completion))
+            out.lengths[p, g] = len(completion)
+        return out
+
+    def kl(self) -> float:
+        """The mean per-token KL from the sampler to the reference (k3)."""
+        delta = (self.ref_logp.astype(np.float64) - self.old_logp)[self.mask > 0]
+        return float((np.exp(delta) - delta - 1.0).mean())
 
 
 class GreedyEvaluator:

@@ -64,7 +64,9 @@ def test_one_iteration(tmp_path, algorithm):
     prompts = ["1+2=", "3+4="]
     new, stats = trainer.step(state, prompts)
     assert new.step == 1 and stats.step == 0
-    assert 0 < stats.reward <= 1 and stats.length >= 1 and np.isfinite(stats.loss)
+    assert 0 < stats.reward <= 1 and np.isfinite(stats.loss)
+    # a completion ends on EOS or after max_new_tokens (the prompts fill the width)
+    assert 1 <= stats.length <= trainer.new
     assert abs(stats.kl) < 1e-6  # the policy still is the reference
     _, after = trainer.step(new, prompts)
     assert after.kl > 0

@@ -4,6 +4,7 @@
     python examples/grpo_arith.py --sft-steps 60 --grpo-steps 40
     python examples/grpo_arith.py --algorithm rloo   # RLOO instead (leave-one-out baseline)
     python examples/grpo_arith.py --algorithm ppo    # PPO: a critic, GAE, 4 epochs per batch
+    python examples/grpo_arith.py --algorithm dpo    # DPO: the sum chosen, a near miss rejected
     python examples/grpo_arith.py --one-program      # GRPO's whole loop as one compiled program
 
 1. Supervised fine-tuning (the train_lm program, loss on the answer only)
@@ -19,7 +20,9 @@
    critic's values at the samples, and one call of the compiled PPO update
    runs --epochs updates of the policy and the critic over the batch (GAE,
    clipped surrogate and value losses; the KL to the SFT model shapes the
-   per-token rewards).
+   per-token rewards). With --algorithm dpo (rl.DPOTrainer), no sampling:
+   pairs of the exact sum (chosen) and a near miss (rejected), 25 compiled
+   DPO updates per call.
 Held-out greedy accuracy is measured before and after; a JSONL log and a
 PNG plot of reward and response length per iteration are written.
 """
@@ -52,8 +55,9 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--beta", type=float, default=0.02)
     parser.add_argument("--temperature", type=float, default=1.0)
-    parser.add_argument("--algorithm", choices=["grpo", "rloo", "ppo"], default="grpo")
+    parser.add_argument("--algorithm", choices=["grpo", "rloo", "ppo", "dpo"], default="grpo")
     parser.add_argument("--epochs", type=int, default=4, help="ppo: updates per batch")
+    parser.add_argument("--dpo-beta", type=float, default=0.5, help="dpo: the margin's scale")
     parser.add_argument(
         "--one-program", action="store_true", help="GRPO's whole loop in one compiled program"
     )
@@ -100,6 +104,10 @@ def main() -> None:
         f"SFT: {args.sft_steps} steps in {time.perf_counter() - start:.1f} s (compile included), "
         f"loss {losses[:5].mean():.3f} -> {losses[-5:].mean():.3f}"
     )
+
+    if args.algorithm == "dpo":
+        train_dpo(args, task, config, weights, held_out, rng, work)
+        return
 
     # 2. GRPO from the SFT policy (also the frozen reference).
     start = time.perf_counter()
@@ -176,6 +184,56 @@ def main() -> None:
     print(f"wrote {' and '.join(map(str, written))}")
 
 
+def train_dpo(args, task, config, weights, held_out, rng, work: Path) -> None:
+    """DPO from the SFT policy (also its reference) on preference pairs
+    made from the task: the exact sum chosen, a near miss (off by 1 to 3)
+    rejected; --prompts pairs per update, 25 updates per call of the
+    compiled update."""
+    start = time.perf_counter()
+    trainer = rl.DPOTrainer(
+        config,
+        rl.DPOConfig(beta=args.dpo_beta),
+        task.tokenizer,
+        task.prompt_width,
+        task.answer_width,
+        lr=args.lr,
+        reward=task.reward,
+        workdir=work,
+    )
+    print(f"compiled the DPO update and greedy decoding in {time.perf_counter() - start:.1f} s")
+    before = trainer.evaluate(weights, held_out)
+    print(f"held-out accuracy after SFT: {before:.3f}")
+
+    def pair(prompt: str, answer: str) -> tuple[str, str, str]:
+        miss = int(answer) + int(rng.choice([-3, -2, -1, 1, 2, 3]))
+        return prompt, answer, str(abs(miss) if miss != int(answer) else miss + 1)
+
+    state = trainer.start(weights)
+    args.out.mkdir(parents=True, exist_ok=True)
+    history, progress = [], rl.ProgressBar(args.grpo_steps)
+    start = time.perf_counter()
+    for first in range(0, args.grpo_steps, 25):
+        count = min(25, args.grpo_steps - first)
+        batches = [[pair(*pa) for pa in task.problems(rng, args.prompts)] for _ in range(count)]
+        state, losses = trainer.run(state, batches)
+        for k, loss in enumerate(losses):
+            row = {"step": first + k, "loss": float(loss)}
+            if k == count - 1:
+                row["held_out"] = trainer.evaluate(state.weights, held_out)
+            progress.update(loss=float(loss), **held_out_of(history, row))
+            history.append(row)
+    after = trainer.evaluate(state.weights, held_out)
+    per_step = (time.perf_counter() - start) / max(args.grpo_steps, 1)
+    print(f"DPO: {args.grpo_steps} updates, {1e3 * per_step:.1f} ms each")
+    print(f"held-out accuracy: {before:.3f} -> {after:.3f} ({after - before:+.3f})")
+    with (args.out / "log.jsonl").open("w") as log:
+        log.writelines(json.dumps(row) + "\n" for row in history)
+    written = [args.out / "log.jsonl"]
+    if plot(history, args.out / "reward.png", "DPO"):
+        written.append(args.out / "reward.png")
+    print(f"wrote {' and '.join(map(str, written))}")
+
+
 def held_out_of(history: list[dict], row: dict) -> dict:
     """The latest held-out accuracy, for the progress line."""
     for r in [row, *reversed(history)]:
@@ -196,15 +254,21 @@ def plot(history: list[dict], path: Path, algorithm: str) -> bool:
         return False
     steps = [h["step"] for h in history]
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(steps, [h["reward"] for h in history], label="mean reward (samples)", alpha=0.6)
+    sampled = "reward" in history[0]  # DPO samples nothing: its loss instead
+    if sampled:
+        ax.plot(steps, [h["reward"] for h in history], label="mean reward (samples)", alpha=0.6)
     held = [(h["step"], h["held_out"]) for h in history if "held_out" in h]
     if held:
         ax.plot(*zip(*held, strict=True), "o-", label="held-out accuracy (greedy)")
     ax.set_xlabel(f"{algorithm} iteration")
     ax.set_ylabel("reward")
     right = ax.twinx()
-    right.plot(steps, [h["length"] for h in history], color="gray", alpha=0.4, label="length")
-    right.set_ylabel("completion length (tokens)")
+    if sampled:
+        right.plot(steps, [h["length"] for h in history], color="gray", alpha=0.4, label="length")
+        right.set_ylabel("completion length (tokens)")
+    else:
+        right.plot(steps, [h["loss"] for h in history], color="gray", alpha=0.4, label="loss")
+        right.set_ylabel("DPO loss")
     ax.set_zorder(right.get_zorder() + 1)  # the rewards over the length line
     ax.patch.set_visible(False)
     lines = ax.get_lines() + right.get_lines()

@@ -25,6 +25,7 @@ __all__ = [
     "Addition",
     "CharTokenizer",
     "DPOConfig",
+    "DPOTrainer",
     "GRPOConfig",
     "GRPOProgramTrainer",
     "GRPOTrainer",
@@ -50,6 +51,10 @@ def __getattr__(name):
         from .trainer import GRPOTrainer
 
         return GRPOTrainer
+    if name == "DPOTrainer":
+        from .dpo_trainer import DPOTrainer
+
+        return DPOTrainer
     if name == "PPOTrainer":
         from .ppo_trainer import PPOTrainer
 

@@ -72,6 +72,7 @@ class PPOTrainer:
             prompt_width=prompt_width,
             max_batch=max_batch,
             sample_seed="input",
+            response_limit=True,  # each sequence stops after max_new_tokens
             temperature=ppo.temperature,
             output_logits=False,
             log_probs=True,

@@ -94,6 +94,7 @@ class GRPOTrainer:
         # and the reference's, step by step: the update reads them.
         self.sampler = decode(
             sample_seed="input",
+            response_limit=True,  # each sequence stops after max_new_tokens
             temperature=grpo.temperature,
             output_logits=False,
             log_probs=True,
@@ -165,10 +166,12 @@ def sample(decode, run, tok, weights, prompts: list[str], seed: int, reference: 
     """Completions of `prompts` sampled by the compiled decode program `run`
     (built with log_probs and reference), and the policy's and the
     reference's log-probs of each completion token. A completion ends at
-    its EOS or after `limit` tokens (the decode program runs to its last
-    position, past `limit` after a prompt shorter than its width)."""
+    its EOS or after `limit` tokens: the program (built with
+    response_limit) stops each sequence at its own cap."""
     ids = [tok.encode(p) for p in prompts]
-    inputs = decode.inputs(weights, ids, seed=seed, reference_weights=reference)
+    # The step at position len(p) - 1 + k samples completion token k + 1.
+    caps = [len(p) + limit - 1 for p in ids]
+    inputs = decode.inputs(weights, ids, limits=caps, seed=seed, reference_weights=reference)
     out = run.run(inputs, symbols={"B": len(prompts)}).outputs
     completions, logps = [], []
     for k, p in enumerate(ids):

@@ -32,11 +32,11 @@ import numpy as np
 from pdg import optim
 from pdg.lowering.cache import build_artifact
 from pdg.nn import GPTConfig
-from pdg.programs import build_decode, build_rl_step, build_values
+from pdg.programs import build_rl_step, build_values
 from pdg.runtime import load
 
 from .ppo import PPOConfig
-from .trainer import GreedyEvaluator, Rollout, StepStats, TrainerState, sample
+from .trainer import GreedyEvaluator, Rollout, StepStats, TrainerState, build_sampler, sample
 
 
 class PPOTrainer:
@@ -65,19 +65,7 @@ class PPOTrainer:
         self.length = prompt_width + max_new_tokens  # positions of prompt + completion
         self.new = max_new_tokens
         work = Path(workdir or tempfile.mkdtemp(prefix="pdg-ppo-"))
-        self.sampler = build_decode(
-            config,
-            eos=tokenizer.eos,
-            max_len=self.length,
-            prompt_width=prompt_width,
-            max_batch=max_batch,
-            sample_seed="input",
-            response_limit=True,  # each sequence stops after max_new_tokens
-            temperature=ppo.temperature,
-            output_logits=False,
-            log_probs=True,
-            reference=True,
-        )
+        self.sampler = build_sampler(config, tokenizer, self.length, prompt_width, ppo, max_batch)
         self.values = build_values(config, self.length, ppo.group)
         self.update = build_rl_step(config, self.length, ppo, optim.Adam(lr), clip_norm)
         self.greedy = GreedyEvaluator(

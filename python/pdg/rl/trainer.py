@@ -80,26 +80,7 @@ class GRPOTrainer:
         self.new = max_new_tokens
         work = Path(workdir or tempfile.mkdtemp(prefix="pdg-grpo-"))
 
-        def decode(**sampling):
-            return build_decode(
-                config,
-                eos=tokenizer.eos,
-                max_len=self.length,
-                prompt_width=prompt_width,
-                max_batch=max_batch,
-                **sampling,
-            )
-
-        # Sampling also gives the log-probs of the chosen tokens, the policy's
-        # and the reference's, step by step: the update reads them.
-        self.sampler = decode(
-            sample_seed="input",
-            response_limit=True,  # each sequence stops after max_new_tokens
-            temperature=grpo.temperature,
-            output_logits=False,
-            log_probs=True,
-            reference=True,
-        )
+        self.sampler = build_sampler(config, tokenizer, self.length, prompt_width, grpo, max_batch)
         self.update = build_rl_step(
             config, self.length, grpo, optim.Adam(lr), clip_norm, reference_logp=True
         )
@@ -160,6 +141,26 @@ class GRPOTrainer:
             {"generation": generated, "update": updated},
         )
         return TrainerState(weights, state.reference, opt_state, state.step + 1), stats
+
+
+def build_sampler(config, tokenizer, length: int, prompt_width: int, algorithm, max_batch: int):
+    """The decode program that samples completions (at the algorithm's
+    temperature, the seed given at each run, each sequence stopped at its
+    own cap) and gives the policy's and the reference's log-probs of the
+    chosen tokens, step by step: the update reads them."""
+    return build_decode(
+        config,
+        eos=tokenizer.eos,
+        max_len=length,
+        prompt_width=prompt_width,
+        max_batch=max_batch,
+        sample_seed="input",
+        response_limit=True,
+        temperature=algorithm.temperature,
+        output_logits=False,
+        log_probs=True,
+        reference=True,
+    )
 
 
 def sample(decode, run, tok, weights, prompts: list[str], seed: int, reference: dict, limit: int):

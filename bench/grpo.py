@@ -57,6 +57,17 @@ IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
 CHOICES = (*IMPLS, "pdg-one-group", "pdg-one-completion")
 COMPILED = ("pdg", "pdg-one", "pdg-one-group", "pdg-one-completion")
 WIDTHS = (8, 11, 10, 8, 6, 12)  # the table's columns
+# The options a fresh process of one implementation is given.
+SETTINGS = (
+    "prompts",
+    "group",
+    "d_model",
+    "layers",
+    "heads",
+    "new_tokens",
+    "iterations",
+    "microbatch",
+)
 
 
 def setting(args):
@@ -285,8 +296,7 @@ def run_fresh(impl: str, args) -> dict | None:
         print("TRL is not installed (pip install -e '.[trl]'): its row is skipped")
         return None
     cmd = [sys.executable, __file__, "--impl", impl] + ["--vectorize"] * args.vectorize
-    names = ("prompts", "group", "d_model", "layers", "heads", "new_tokens", "iterations")
-    for name in (*names, "microbatch"):
+    for name in SETTINGS:
         cmd += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     env = os.environ | {"OPENBLAS_NUM_THREADS": "1"}
 

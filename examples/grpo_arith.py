@@ -205,8 +205,8 @@ def train_dpo(args, task, config, weights, held_out, rng, work: Path) -> None:
     print(f"held-out accuracy after SFT: {before:.3f}")
 
     def pair(prompt: str, answer: str) -> tuple[str, str, str]:
-        miss = int(answer) + int(rng.choice([-3, -2, -1, 1, 2, 3]))
-        return prompt, answer, str(abs(miss) if miss != int(answer) else miss + 1)
+        offsets = [k for k in (-3, -2, -1, 1, 2, 3) if int(answer) + k >= 0]
+        return prompt, answer, str(int(answer) + int(rng.choice(offsets)))
 
     state = trainer.start(weights)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -209,43 +209,42 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         if id(v) in self.sums:
             self.sum_partials(node, point)
             return
-        point = dict(point)
-        opened = 0
         free = [d for d in v.domain if d not in point]
         if id(v) in self.summing:
             self.start_partials(node, free)
         # Points are independent: one parallel loop over them all, which the
         # thread pool (pdg.lowering.threads) shares out. Host callbacks stay
         # on the calling thread, in order.
-        parallel = bool(free) and all(case.udf is None for case in node.cases)
+        if free and all(case.udf is None for case in node.cases):
+            self.parallel_loop([node], free, point)
+            return
+        point = dict(point)
         for d in free:
             point[d] = w.fresh(d)
-        if parallel:
-            self.open_parallel(free, point)
-        else:
-            for d in free:
-                extent = w.index(self.extent_of(d))
-                w.open(f"scf.for {point[d]} = {w.const(0)} to {extent} step {w.const(1)} {{")
-                opened += 1
-        self.in_parallel = parallel
+            extent = w.index(self.extent_of(d))
+            w.open(f"scf.for {point[d]} = {w.const(0)} to {extent} step {w.const(1)} {{")
         self.run_point(node, point)
-        self.in_parallel = False
-        for _ in range(opened):
+        for _ in free:
             w.close()
-        if parallel:
-            self.close_parallel()
 
-    def open_parallel(self, free: list[str], point: dict[str, str]) -> None:
+    def parallel_loop(self, nodes: list[Node], free: list[str], point: dict[str, str]) -> None:
+        """One scf.parallel over the `free` dims whose body runs `nodes` in
+        order at its point."""
         w = self.w
+        point = dict(point)
+        for d in free:
+            point[d] = w.fresh(d)
         extents = ", ".join(w.index(self.extent_of(d)) for d in free)
         zeros = ", ".join([w.const(0)] * len(free))
         ones = ", ".join([w.const(1)] * len(free))
         ivs = ", ".join(point[d] for d in free)
         w.open(f"scf.parallel ({ivs}) = ({zeros}) to ({extents}) step ({ones}) {{")
-
-    def close_parallel(self) -> None:
-        self.w.line("scf.reduce")
-        self.w.close()
+        self.in_parallel = True
+        for n in nodes:
+            self.run_point(n, point)
+        self.in_parallel = False
+        w.line("scf.reduce")
+        w.close()
 
     def run_point(self, node: Node, point: dict[str, str]) -> None:
         """`node` at `point`, all of its dims bound: while its sequence is
@@ -275,14 +274,16 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
             if run and self.joins(run, n, point):
                 run.append(n)
                 continue
-            self.run_shared(run, point)
-            run = [n] if self.free_dims(n, point) else []
+            if run:
+                self.parallel_loop(run, self.shared_dims(run[0], point), point)
+            run = [n] if self.shared_dims(n, point) else []
             if not run:
                 self.run_node(n, point)
-        self.run_shared(run, point)
+        if run:
+            self.parallel_loop(run, self.shared_dims(run[0], point), point)
 
-    def free_dims(self, node: Node, point: dict[str, str]) -> list[str]:
-        """The dims a node's parallel loop would run over; none if it takes
+    def shared_dims(self, node: Node, point: dict[str, str]) -> list[str]:
+        """The dims of the parallel loop a node may share; none if it runs
         no parallel loop or needs one of its own (partial sums, a host
         callback)."""
         v = node.value
@@ -293,34 +294,22 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         return [d for d in v.domain if d not in point]
 
     def joins(self, run: list[Node], node: Node, point: dict[str, str]) -> bool:
-        free = self.free_dims(node, point)
-        if not free or free != self.free_dims(run[0], point):
+        """Whether `node` may run in the loop of `run`: the same dims, and
+        no read between it and a member at another point of them (another
+        thread's point, computed or overwritten at the same time)."""
+        free = self.shared_dims(node, point)
+        if not free or free != self.shared_dims(run[0], point):
             return False
         members = {id(n.value) for n in run}
-        for case in node.cases:
-            for read in case.reads:
-                if id(read.producer) not in members:
-                    continue
-                at = dict(zip(read.producer.domain, read.entries, strict=True))
-                if any(at.get(d) != ("point", d) for d in free):
-                    return False  # another point's value: computed by another thread
+        between = [r for case in node.cases for r in case.reads if id(r.producer) in members]
+        between += [
+            r for n in run for case in n.cases for r in case.reads if r.producer is node.value
+        ]
+        for read in between:
+            at = dict(zip(read.producer.domain, read.entries, strict=True))
+            if any(at.get(d) != ("point", d) for d in free):
+                return False
         return True
-
-    def run_shared(self, run: list[Node], point: dict[str, str]) -> None:
-        if len(run) <= 1:
-            for n in run:
-                self.run_node(n, point)
-            return
-        point = dict(point)
-        free = self.free_dims(run[0], point)
-        for d in free:
-            point[d] = self.w.fresh(d)
-        self.open_parallel(free, point)
-        self.in_parallel = True
-        for n in run:
-            self.run_point(n, point)
-        self.in_parallel = False
-        self.close_parallel()
 
     def select_case(self, node: Node, cases: list[Case], point: dict[str, str]) -> None:
         if not cases:

@@ -62,6 +62,7 @@ class PPOTrainer:
             raise ValueError(f"need epochs >= 1 and kl_coef >= 0, got {epochs} and {kl_coef}")
         self.config, self.ppo, self.reward, self.tok = config, ppo, reward, tokenizer
         self.epochs, self.kl_coef = epochs, kl_coef
+        self.epoch_losses: list[float] = []  # the last step()'s loss at each epoch
         self.length = prompt_width + max_new_tokens  # positions of prompt + completion
         self.new = max_new_tokens
         work = Path(workdir or tempfile.mkdtemp(prefix="pdg-ppo-"))

@@ -3,7 +3,9 @@ seeded per iteration, which also computes the policy's and the reference's
 log-probs of each chosen token as it generates), rewards from a Python
 callable, and the update (the rl_step program with its optimizer,
 reading those log-probs). Python runs between iterations only: each
-iteration is one call of each compiled program.
+iteration is one call of each compiled program. The sampling program, the
+sampling itself and the rollout's update inputs (build_sampler, sample,
+Rollout) serve rl.PPOTrainer too.
 
     trainer = GRPOTrainer(config, GRPOConfig(group=8), task.reward, tokenizer,
                           prompt_width=6, max_new_tokens=3)
@@ -177,9 +179,8 @@ def sample(decode, run, tok, weights, prompts: list[str], seed: int, reference: 
     completions, logps = [], []
     for k, p in enumerate(ids):
         first = len(p) - 1  # the step that predicts the first completion token
-        kept = slice(first, first + limit)
-        completions.append([int(x) for x in np.asarray(out["tokens"][k])[kept]])
-        logps.append((np.asarray(out["logp"][k])[kept], np.asarray(out["ref_logp"][k])[kept]))
+        completions.append([int(x) for x in np.asarray(out["tokens"][k])[first:]])
+        logps.append((np.asarray(out["logp"][k])[first:], np.asarray(out["ref_logp"][k])[first:]))
     return completions, logps
 
 

@@ -13,8 +13,9 @@ import numpy as np
 from common import PROMPT, Config, Result, crc, peak_rss_mib, weights
 
 
-def compile_artifact(config: Config, path: Path) -> float:
-    """Builds and compiles the program (in the parent's helper process)."""
+def compile_artifact(config: Config, path: Path, **options) -> float:
+    """Builds and compiles the program (in the parent's helper process);
+    `options` go to compile_module."""
     from pdg.ir import make_context, parse_text
     from pdg.lowering.artifact import compile_module
     from pdg.nn import AttentionPattern, GPTConfig
@@ -38,7 +39,9 @@ def compile_artifact(config: Config, path: Path) -> float:
         output_logits=False,
     )
     start = time.perf_counter()
-    compile_module(parse_text(decode.program.to_mlir(), "decode", make_context()), path, gpu=False)
+    compile_module(
+        parse_text(decode.program.to_mlir(), "decode", make_context()), path, gpu=False, **options
+    )
     return time.perf_counter() - start
 
 

@@ -190,6 +190,30 @@ def PdgWidenI1Memrefs : Pass<"pdg-widen-i1-memrefs", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def PdgCheckIndices : Pass<"pdg-check-indices", "::mlir::ModuleOp"> {
+  let summary = "Bounds-check loads and stores at data-dependent indices (take, gathers)";
+  let description = [{
+    In the bodies of nodes (functions with a `pdg.node` attribute), every
+    memref.load and memref.store whose index comes from data (an
+    arith.index_cast of an integer: a token id, a label, a position) gets a
+    check that the index lies in [0, extent). An index out of range calls
+    `pdg_index_fault(site, index, extent, n, coordinates...)` of pdg's C
+    runtime, which records the first fault and stops the run after the
+    current step, and the access uses index 0 instead, so nothing outside
+    the buffer is read or written. `site` numbers the checks in the module
+    in walk order; `n` and the coordinates (at most 8) are the function's
+    index arguments, the point the node computes. Run it after
+    convert-linalg-to-loops, where gathers are plain loads.
+  }];
+  let statistics = [
+    Statistic<"numChecked", "checked", "Index operands checked">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def PdgCopiesToLinalg : Pass<"pdg-copies-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Rewrite memref.copy as linalg.copy (no C runner library at run time)";
   let description = [{

@@ -24,8 +24,17 @@
 //   The scratch of wrapped windows: one per thread of the pool.
 // CHECK: %[[THREADS:.*]] = call @pdg_thread_slots() : () -> index
 // CHECK: %[[SCRATCH:.*]] = memref.alloc(%[[THREADS]]) : memref<?x3xf32>
+//   The stores exist (an allocation that fails from here cannot be skipped);
+//   what runs outside the loop runs only while no stop was asked for.
+// CHECK: memref.get_global @pdg_running
+// CHECK: memref.get_global @pdg_abort
+// CHECK: scf.if
+// CHECK:   linalg.fill ins(%{{.*}} : i8) outs(%[[ALIVE]] : memref<?xi8>)
 // CHECK: %[[LOOP:.*]]:2 = scf.while (%[[T0:.*]] = %{{.*}}, %[[G0:.*]] = %[[W]])
 // CHECK:   memref.load %[[LIVE]][]
+//   A stop (a failed udf, a bad index, memory, SIGINT) ends the loop.
+// CHECK:   memref.get_global @pdg_abort
+// CHECK:   arith.andi
 // CHECK:   scf.condition
 // CHECK: } do {
 // CHECK: ^bb0(%[[T:.*]]: index, %[[G:.*]]: memref<?x?x1xf32>):
@@ -36,7 +45,10 @@
 // CHECK:   %[[GROWN:.*]] = scf.if %[[FULL]] -> (memref<?x?x1xf32>) {
 // CHECK:     arith.divui %[[CAP]]
 // CHECK:     arith.minsi
-// CHECK:     func.call @pdg_g_grow_0(%[[G]], %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?x1xf32>, index, index, index) -> memref<?x?x1xf32>
+// CHECK:     func.call @pdg_g_grow_0(%[[G]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<?x?x1xf32>, index, index, index, index) -> memref<?x?x1xf32>
+//   A store that could not grow stops the run before the step writes it.
+// CHECK:   memref.get_global @pdg_abort
+// CHECK:   %[[KEPT:.*]] = scf.if %{{.*}} -> (memref<?x?x1xf32>) {
 //   x (case t == 0, then case t >= 1), w and stop, only for live sequences,
 //   the sequences in parallel: one loop for the three, as each reads the
 //   others at its own b only.
@@ -66,10 +78,14 @@
 // CHECK:   arith.cmpi eq, %{{.*}}, %{{.*}} : index
 // CHECK:   arith.ori
 // CHECK:   memref.store %{{.*}}, %[[LENGTHS]]
-// CHECK:   scf.yield %{{.*}}, %[[GROWN]] : index, memref<?x?x1xf32>
+// CHECK:   scf.yield %[[GROWN]] : memref<?x?x1xf32>
+// CHECK:   } else {
+// CHECK:   scf.yield %{{.*}}, %[[KEPT]] : index, memref<?x?x1xf32>
 // CHECK: memref.dealloc %[[WIN]]
 // CHECK: return %[[LOOP]]#1, %[[LENGTHS]] : memref<?x?x1xf32>, memref<?xi64>
-// CHECK: func.func private @pdg_g_grow_0(memref<?x?x1xf32>, index, index, index) -> memref<?x?x1xf32> attributes {llvm.emit_c_interface}
+// CHECK: func.func private @pdg_g_grow_0(memref<?x?x1xf32>, index, index, index, index) -> memref<?x?x1xf32> attributes {llvm.emit_c_interface}
+// CHECK: memref.global @pdg_abort : memref<i8>
+// CHECK: memref.global @pdg_running : memref<i8>
 // CHECK: memref.global @pdg_step : memref<i64>
 // CHECK: func.func private @pdg_thread_index() -> index
 // CHECK: func.func private @pdg_thread_slots() -> index

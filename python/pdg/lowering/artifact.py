@@ -29,10 +29,11 @@ from pdg.runtime.manifest import (
     sha256,
 )
 
+from .buffers import GROW_FROM
 from .gpu import kernels_ptx
 from .lower import lower_to_loops
 from .native import build_library, to_llvm
-from .support import support_source
+from .trampolines import trampolines_source
 
 # Whole-graph optimization and planning before the lowering ({vectorize}:
 # pdg-vectorize or nothing).
@@ -58,13 +59,19 @@ class Compiled:
 
 
 def compile_module(
-    module: ir.Module, out: Path, gpu: bool = True, vectorize: bool | str = False
+    module: ir.Module,
+    out: Path,
+    gpu: bool = True,
+    vectorize: bool | str = False,
+    check_indices: bool = True,
 ) -> Compiled:
     """Compiles the single pdg.graph of `module` into the artifact `out`
     (a directory, replaced if it exists); with `gpu`, also PTX kernels of
     the node bodies for each architecture in pdg.lowering.gpu; with
     `vectorize`, a batch dim (`True`: `b`, or the dim's name) is folded into
-    the point type first."""
+    the point type first. `check_indices=False` drops the bounds checks of
+    reads at data-dependent indices (a bad token id then reads outside its
+    table): only to measure what they cost."""
     graphs = [op for op in module.body.operations if op.operation.name == "pdg.graph"]
     if len(graphs) != 1:
         raise CompileError(
@@ -89,6 +96,8 @@ def compile_module(
         raise CompileError("\n".join(d.render() for d in errors), errors)
     graph = read_graph(graphs[0].operation)
     description = _describe(graph)
+    # The graph is gone after the lowering: each node's domain and location.
+    nodes = {v.name: (list(v.domain), format_location(v.op.location)) for v in graph.values}
     lap("optimize, plan, schedule")
     try:
         (abi,) = lower_to_loops(module)
@@ -98,12 +107,15 @@ def compile_module(
     lap("lower to loops")
     ptx, kernel_count = kernels_ptx(str(module), module.context) if gpu else ({}, 0)
     lap("GPU kernels (PTX)")
-    to_llvm(module)
+    checks = to_llvm(module, check_indices)
+    for check in checks:  # a fault reports the node's point and where it was written
+        check["domain"], check["location"] = nodes.get(check["value"], ([], ""))
     lap("lower to LLVM")
+    description = {"abi": abi.to_json(), **description, "index_checks": checks}
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    build_library(module, out / LIBRARY, support_source(abi.udfs, abi.grow))
+    build_library(module, out / LIBRARY, trampolines_source(abi.udfs, abi.grow, description))
     lap("native code")
     parts = [LIBRARY]
     if ptx:
@@ -116,7 +128,6 @@ def compile_module(
         "pdg_version": __version__,
         "mlir_version": _ext.MLIR_VERSION,
         "target": host_target(),
-        "abi": abi.to_json(),
         **description,
         "kernels": {"count": kernel_count, "architectures": sorted(ptx)},
         "parts": {name: sha256(out / name) for name in parts},
@@ -130,7 +141,10 @@ def _describe(graph) -> dict:
     symbols = []
     for dim in graph.dims.values():
         if dim.symbol:
-            symbols.append({"name": dim.symbol, "dim": dim.name, "kind": dim.kind, "max": dim.size})
+            symbol = {"name": dim.symbol, "dim": dim.name, "kind": dim.kind, "max": dim.size}
+            if dim.kind == "dynamic":  # the steps its growable stores start with
+                symbol["grow_from"] = GROW_FROM if dim.size is None else min(GROW_FROM, dim.size)
+            symbols.append(symbol)
     planned = stores_of(graph)
     lines = report_lines(planned)
     stores = [

@@ -43,6 +43,9 @@ class EntryABI:
     lengths: list[tuple[str, str, list[str], list]]
     udfs: list[dict] = field(default_factory=list)  # in table order, see Driver.call_udf
     grow: list[dict] = field(default_factory=list)  # {symbol, rank} per store-growth function
+    # {value, dim} per growable buffer, numbered as the entry passes them to
+    # pdg_grow (a memory fault names the store by this number)
+    grow_stores: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         def memref(t: MemRef) -> dict:
@@ -58,6 +61,7 @@ class EntryABI:
             ],
             "udfs": self.udfs,
             "grow": self.grow,
+            "grow_stores": self.grow_stores,
         }
 
 
@@ -83,6 +87,8 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         self.declarations: list[str] = []
         self.uses_step = False
         self.grow_types: dict[str, tuple[int, int]] = {}  # type -> (k, rank)
+        self.grow_stores: list[dict] = []  # see EntryABI.grow_stores
+        self.grow_numbers: dict[int, int] = {}  # id(buffer) -> its number there
         self.side_buffers: list[Buffer] = []  # growable sizes of symbolic point dims
 
     # --- sizes and symbols ----------------------------------------------------
@@ -368,7 +374,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
     def call_udf(self, node: Node, case: Case, point: dict[str, str]) -> None:
         """A call to `pdg_<graph>_udf_<k>`: the runtime's host callback in table slot
         k gets the inputs' and the result slot's descriptors and the point's
-        coordinates. The trampolines are C (pdg.lowering.support)."""
+        coordinates. The trampolines are C (pdg.lowering.trampolines)."""
         w = self.w
         v = node.value
         buf = self.buffer(v)
@@ -409,9 +415,6 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
 
     # --- phases -------------------------------------------------------------------
 
-    def udfs_possible(self) -> bool:
-        return any(n.value.kind == "udf" for n in self.m.nodes)
-
     def run_groups(self, nodes: list[Node], level: int, point: dict[str, str]) -> None:
         """`nodes` by their group at `level` of nesting, in execution order:
         a whole computation's nodes one after the other, a nest as a loop
@@ -424,7 +427,11 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
             groups.setdefault(n.path[level] if level < len(n.path) else 0, []).append(n)
         for group, members in sorted(groups.items()):
             if group % 2 == 0:
-                self.run_nodes(members, point)
+                if point:  # inside a loop: its step is guarded already
+                    self.run_nodes(members, point)
+                else:
+                    # Nodes outside loops grow no store: nothing to carry.
+                    self.unless_stopped(lambda m=members: self.run_nodes(m, point), carry=False)
                 continue
 
             def body(at: dict[str, str], members=members) -> None:
@@ -450,7 +457,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
     @property
     def prefix(self) -> str:
         """pdg_<graph> as a C identifier: the entry's name and the stem of
-        the symbols the support code defines."""
+        the symbols the generated C defines (pdg.lowering.trampolines)."""
         return "pdg_" + c_identifier(self.m.graph.name)
 
     def grow_symbol(self, k: int) -> str:
@@ -469,6 +476,10 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         for v in inputs:
             params.append(f"{args[id(v)]}: {self.buffer(v).type}")
         params += [f"{ssa}: index" for ssa in self.symbols.values()]
+        # The stores are allocated (the prologue comes first): from here on,
+        # an allocation that fails cannot be skipped (pdg/runtime.h).
+        running = self.w.op("memref.get_global @pdg_running : memref<i8>")
+        self.w.line(f"memref.store {self.w.const(1, 'i8')}, {running}[] : memref<i8>")
         self.run_groups(self.m.nodes, 0, {})
         # The lengths of the dynamic dims looped over at the top (inside a
         # loop, a dim's lengths are those of one step of it).
@@ -526,10 +537,10 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         )
         text = "\n".join([header, self.prologue.text(), w.text(), "}", *self.declarations])
         for t, (k, _) in self.grow_types.items():
-            # Defined by the support code, one per memref type (pdg.lowering.support).
+            # Generated per memref type (pdg.lowering.trampolines).
             text += (
-                f"\nfunc.func private @{self.grow_symbol(k)}({t}, index, index, index) -> {t} "
-                "attributes {llvm.emit_c_interface}"
+                f"\nfunc.func private @{self.grow_symbol(k)}({t}, index, index, index, index) "
+                f"-> {t} attributes {{llvm.emit_c_interface}}"
             )
         abi = EntryABI(
             name,
@@ -539,14 +550,16 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
             lengths,
             self.udfs,
             [{"symbol": self.grow_symbol(k), "rank": r} for k, r in self.grow_types.values()],
+            self.grow_stores,
         )
         return text, abi
 
 
-# Globals and functions of the support code (pdg.lowering.support and
-# .threads), declared once a module.
+# Globals and functions of pdg's C runtime (pdg/runtime.h), declared once a
+# module.
 GLOBALS = {
-    "pdg_abort": "memref.global @pdg_abort : memref<i8>",  # set when a udf fails
+    "pdg_abort": "memref.global @pdg_abort : memref<i8>",  # nonzero: the run stops
+    "pdg_running": "memref.global @pdg_running : memref<i8>",  # 1 once the stores exist
     "pdg_step": "memref.global @pdg_step : memref<i64>",  # the loop's step
     # the threads a parallel loop may run on, and this thread's number in it
     "pdg_thread_slots": "func.func private @pdg_thread_slots() -> index",
@@ -562,7 +575,7 @@ def driver_text(
     partials.summing_nodes."""
     driver = Driver(model, wrappers, summing)
     text, abi = driver.emit()
-    used = {"pdg_abort"} if driver.udfs else set()
+    used = {"pdg_abort", "pdg_running"}
     if driver.uses_step:
         used.add("pdg_step")
     if driver.thread_slots is not None:

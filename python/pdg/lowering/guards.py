@@ -74,3 +74,20 @@ def check_affine_constants(nodes) -> None:
                     f"±2^62; the lowering computes indices in int64",
                     v.op.location,
                 )
+
+
+def check_inputs(model) -> None:
+    """Refuses inputs over a dynamic dim: an input is given whole before the
+    run, and a dynamic dim's length is only found while it runs (the
+    interpreter refuses them too)."""
+    for v in model.graph.values:
+        if v.kind != "input":
+            continue
+        for d in v.domain:
+            if model.graph.dims[d].kind == "dynamic":
+                raise PassError(
+                    f"input '{v.name}' is over dynamic dim '{d}', whose length is only found "
+                    f"while the program runs; define it over static or launch dims and read "
+                    f"it from a node over '{d}'",
+                    v.op.location,
+                )

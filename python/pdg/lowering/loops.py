@@ -6,6 +6,11 @@ some sequence is alive. A sequence ends after the first step where its
 through the loops and grow when full; the step is published in @pdg_step
 for progress displays.
 
+Every step first checks @pdg_abort (pdg/runtime.h): a failed host
+callback, an index out of range, a store that could not grow or SIGINT
+stop the run within one step, and the entry then frees its stores and
+returns. Nodes outside any loop are checked the same way.
+
 Nests may sit inside nests (a generation loop over t inside a training
 loop over i): the sequences of a dynamic dim start alive again at each
 entry of its loop, and its `until` value's coordinates along the enclosing
@@ -112,7 +117,7 @@ class LoopEmitter:
             last = w.op(f"arith.subi {extent}, {w.const(1)} : index")
             step = w.op(f"arith.subi {last}, {k} : index", dim.name)
         self.report_step(k)
-        body({**point, dim.name: step})
+        self.unless_stopped(lambda: body({**point, dim.name: step}))
         if carried:
             w.line(f"scf.yield {', '.join(b.ssa for b in carried)} : {types}")
         w.close()
@@ -134,7 +139,10 @@ class LoopEmitter:
                 self.m.graph.value(names[0]).op.location,
             )
         loop = self.track_sequences(dim, point)
-        self.reset_sequences(loop)
+        if point:  # inside a loop: its step is guarded already
+            self.reset_sequences(loop)
+        else:
+            self.unless_stopped(lambda: self.reset_sequences(loop), carry=False)
         growing = self.growing()
         types = ["index", *(str(b.type) for b in growing)]
         inits = [w.const(0), *(b.ssa for b in growing)]
@@ -147,12 +155,7 @@ class LoopEmitter:
         )
         left = w.op(f"memref.load {loop.count}[] : memref<index>")
         go = w.op(f"arith.cmpi sgt, {left}, {w.const(0)} : index")
-        if self.udfs_possible():
-            # A host callback that failed stops the loop after this step.
-            flag = w.op("memref.get_global @pdg_abort : memref<i8>")
-            failed = w.op(f"memref.load {flag}[] : memref<i8>")
-            ok = w.op(f"arith.cmpi eq, {failed}, {w.const(0, 'i8')} : i8")
-            go = w.op(f"arith.andi {go}, {ok} : i1")
+        go = w.op(f"arith.andi {go}, {self.not_stopped()} : i1")
         w.line(f"scf.condition({go}) {', '.join(before)} : {', '.join(types)}")
         w.close("} do {")
         after = [w.fresh("t"), *(w.fresh("g") for _ in growing)]
@@ -164,9 +167,14 @@ class LoopEmitter:
             grows = id(b.value) in computed and self.grows_along(b, dim)
             b.set_ssa(self.grow(b, ssa, loop.index) if grows else ssa)
         self.active.append(loop)
-        body({**point, dim.name: loop.index})
+
+        def step_body() -> None:
+            body({**point, dim.name: loop.index})
+            self.end_sequences(loop, point)
+
+        # After growing: a store that could not grow stops the run here.
+        self.unless_stopped(step_body)
         self.active.pop()
-        self.end_sequences(loop, point)
         step = w.op(f"arith.addi {loop.index}, {w.const(1)} : index", "t")
         w.line(f"scf.yield {', '.join([step, *(b.ssa for b in growing)])} : {', '.join(types)}")
         w.close()
@@ -195,8 +203,55 @@ class LoopEmitter:
         self.active.pop()
         loop.replay = False
 
+    def not_stopped(self) -> str:
+        """An i1: @pdg_abort is 0 (the run goes on)."""
+        w = self.w
+        flag = w.op("memref.get_global @pdg_abort : memref<i8>")
+        reason = w.op(f"memref.load {flag}[] : memref<i8>")
+        return w.op(f"arith.cmpi eq, {reason}, {w.const(0, 'i8')} : i8")
+
+    def unless_stopped(self, emit: Callable[[], None], carry: bool = True) -> None:
+        """What `emit` writes, run only while the run goes on; with `carry`,
+        the growable buffers it may replace (a loop inside grows them) are
+        carried out of the scf.if."""
+        w = self.w
+        ok = self.not_stopped()
+        carried = self.growing() if carry else []
+        if not carried:
+            w.open(f"scf.if {ok} {{")
+            emit()
+            w.close()
+            return
+        before = [b.ssa for b in carried]
+        types = ", ".join(str(b.type) for b in carried)
+        results = w.fresh("kept")
+        w.open(f"{results}:{len(carried)} = scf.if {ok} -> ({types}) {{")
+        emit()
+        w.line(f"scf.yield {', '.join(b.ssa for b in carried)} : {types}")
+        w.close("} else {")
+        w.depth += 1
+        w.line(f"scf.yield {', '.join(before)} : {types}")
+        w.close()
+        for n, b in enumerate(carried):
+            b.set_ssa(f"{results}#{n}")
+
     def grows_along(self, buf: Buffer, dim: Dim) -> bool:
         return buf.value.domain[buf.grow_dim] == dim.name
+
+    def grow_number(self, buf: Buffer) -> int:
+        """The buffer's number in the ABI's grow_stores, which a memory
+        fault reports."""
+        if id(buf) not in self.grow_numbers:
+            self.grow_numbers[id(buf)] = len(self.grow_stores)
+            owner = buf.owner if buf.owner is not None else buf
+            self.grow_stores.append(
+                {
+                    "value": owner.value.name,
+                    "dim": buf.value.domain[buf.grow_dim],
+                    "sizes": buf.owner is not None,
+                }
+            )
+        return self.grow_numbers[id(buf)]
 
     def report_step(self, step: str) -> None:
         """Stores the step in @pdg_step, which a progress display polls."""
@@ -300,10 +355,11 @@ class LoopEmitter:
     def grow(self, buf: Buffer, current: str, step: str, to: str | None = None) -> str:
         """Grows growable `current` by an eighth (at least GROW_FROM steps,
         at most to the dim's max) when `step` reaches its capacity; with
-        `to`, to at least `to` steps when it holds fewer. The support code's
-        pdg_<graph>_grow_<k> reallocates in place where it can and moves the
-        rows of the outer dims apart, so the old and new buffers are never
-        both live."""
+        `to`, to at least `to` steps when it holds fewer. The runtime's
+        pdg_grow (through pdg_<graph>_grow_<k>) reallocates in place where it
+        can and moves the rows of the outer dims apart, so the old and new
+        buffers are never both live; when it cannot grow, it stops the run
+        and returns the buffer as it was."""
         w = self.w
         j = buf.grow_dim
         dim = self.m.graph.dims[buf.value.domain[j]]
@@ -327,8 +383,9 @@ class LoopEmitter:
             self.grow_types[str(buf.type)] = (len(self.grow_types), len(buf.type.shape))
         k = self.grow_types[str(buf.type)][0]
         new = w.op(
-            f"func.call @{self.grow_symbol(k)}({current}, {w.const(j)}, {bigger}, {element}) "
-            f": ({buf.type}, index, index, index) -> {buf.type}",
+            f"func.call @{self.grow_symbol(k)}({current}, {w.const(j)}, {bigger}, {element}, "
+            f"{w.const(self.grow_number(buf))}) : ({buf.type}, index, index, index, index) "
+            f"-> {buf.type}",
             "store",
         )
         w.line(f"scf.yield {new} : {buf.type}")

@@ -13,7 +13,7 @@ from pdg import _ext
 
 from .bodies import bufferize_bodies, wrapper_text
 from .driver import GLOBALS, EntryABI, driver_text, slot_shape
-from .guards import check_affine_constants, check_bodies
+from .guards import check_affine_constants, check_bodies, check_inputs
 from .model import read_model
 from .partials import summing_nodes
 
@@ -41,14 +41,17 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
     check_bodies(module)
     models = [read_model(g) for g in graphs]
     for model in models:
+        check_inputs(model)
         check_affine_constants(model.nodes)
     funcs = _funcs(module)
     wrappers: dict[str, str] = {}
+    computes: dict[str, str] = {}  # body -> the value its node computes
     for model in models:
         for node in model.nodes:
             for case in node.cases:
                 if case.udf is not None:
                     continue
+                computes[case.body] = node.value.name
                 ftype = ir.FunctionType(
                     ir.TypeAttr(funcs[case.body].attributes["function_type"]).value
                 )
@@ -64,6 +67,7 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
     for op in funcs.values():
         bodies.body.append(op.detach_from_parent())
     bodies, signatures = bufferize_bodies(bodies, wrappers)
+    _mark_nodes(bodies, {signatures[b].name: v for b, v in computes.items()})
     texts, abis, used, in_parallel = [], [], set(), set()
     for model, sums in zip(models, summing, strict=True):
         text, abi, globals_used, parallel_wrappers = driver_text(model, signatures, sums)
@@ -92,3 +96,17 @@ def _mark_in_parallel(bodies: ir.Module, names: set[str]) -> None:
             fn = op.operation
             if fn.name == "func.func" and ir.StringAttr(fn.attributes["sym_name"]).value in names:
                 fn.attributes["pdg.in_parallel_loop"] = ir.UnitAttr.get()
+
+
+def _mark_nodes(bodies: ir.Module, computes: dict[str, str]) -> None:
+    """Marks each wrapper with the value its node computes (`pdg.node`):
+    pdg-check-indices checks these functions, and the runtime names the
+    node when an index there is out of range."""
+    with bodies.context:
+        for op in bodies.body.operations:
+            fn = op.operation
+            if fn.name != "func.func":
+                continue
+            name = ir.StringAttr(fn.attributes["sym_name"]).value
+            if name in computes:
+                fn.attributes["pdg.node"] = ir.StringAttr.get(computes[name])

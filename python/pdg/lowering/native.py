@@ -3,7 +3,8 @@
 whose entry `_mlir_ciface_pdg_<graph>` takes memref descriptors by pointer.
 The library needs only libc and libm at run time: copies become loops
 (pdg-copies-to-linalg) instead of calls into MLIR's runner library, and
-allocation goes through the counting functions of pdg.lowering.support."""
+allocation goes through the counting allocator of pdg's C runtime
+(`runtime/`, linked in statically)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,13 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 from pdg import _ext
+from pdg.ir.source import format_location
 
 TO_LLVM = (
     "pdg-copies-to-linalg,pdg-parallelize-large-ops,pdg-register-tile-contractions,"
-    "func.func(convert-linalg-to-loops),lower-affine,"
+    # Gathers are plain loads from here: those at indices from data get a
+    # bounds check (the sites are read back by index_checks below).
+    "func.func(convert-linalg-to-loops),pdg-check-indices,lower-affine,"
     # The driver's parallel loops: OpenMP ops, outlined by mlir-translate into
     # calls of the thread pool (pdg.lowering.threads). pdg-inline-alloca-scopes
     # drops the alloca scopes it wraps loop bodies in (they allocate nothing),
@@ -36,11 +40,48 @@ TO_LLVM = (
 )
 
 
-def to_llvm(module: ir.Module) -> None:
+def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
+    """Lowers the loops-and-memrefs module to the LLVM dialect; returns its
+    index checks (see index_checks). `check_indices=False` leaves reads at
+    data-dependent indices unchecked: only to measure what the checks cost
+    (bench/index_checks.py)."""
+    first, rest = TO_LLVM.split(",lower-affine,", 1)
+    if not check_indices:
+        first = first.replace(",pdg-check-indices", "")
     pm = PassManager("builtin.module", context=module.context)
-    _ext.add_pass_pipeline(pm, TO_LLVM)
+    _ext.add_pass_pipeline(pm, first)
+    pm.run(module.operation)
+    checks = index_checks(module)
+    pm = PassManager("builtin.module", context=module.context)
+    _ext.add_pass_pipeline(pm, "lower-affine," + rest)
     pm.run(module.operation)
     _tell_llvm_what_it_cannot_see(module)
+    return checks
+
+
+def index_checks(module: ir.Module) -> list[dict]:
+    """The sites of pdg-check-indices by number: the node whose body holds
+    each and where in the program (the runtime's message on a bad index)."""
+    sites: dict[int, dict] = {}
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "func.call" and ir.FlatSymbolRefAttr(op.attributes["callee"]).value == (
+            "pdg_index_fault"
+        ):
+            number = ir.IntegerAttr(op.operands[0].owner.attributes["value"]).value
+            fn = op.parent
+            while fn is not None and fn.name != "func.func":
+                fn = fn.parent
+            node = fn.attributes["pdg.node"] if fn is not None else None
+            where = format_location(op.location)
+            sites[number] = {
+                "value": ir.StringAttr(node).value if node is not None else "",
+                "location": "" if where.startswith("loc(") else where,
+            }
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return [sites[k] for k in sorted(sites)]
 
 
 # Functions the runtime and the support code call by name.
@@ -124,16 +165,32 @@ def _vector_math() -> tuple[list[str], list[str]]:
     return [], []
 
 
+def c_runtime() -> tuple[Path, Path]:
+    """(the static library, its include directory) of pdg's C runtime,
+    installed beside the extension by the build (runtime/CMakeLists.txt)."""
+    spec = importlib.util.find_spec("pdg._pdg_ext")
+    root = Path(spec.origin).parent / "_runtime" if spec and spec.origin else None
+    library = root / "lib" / "libpdg_runtime.a" if root else None
+    if library is None or not library.is_file():
+        raise ToolchainError(
+            "pdg's C runtime (pdg/_runtime/lib/libpdg_runtime.a) is not installed; run "
+            "`bash tools/setup.sh` (or `pip install .`) to build it"
+        )
+    return library, root / "include"
+
+
 def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
-    """Compiles an LLVM-dialect module, and `c_source` (the support code of
-    pdg.lowering.support) if given, into a shared library at `path`: mlir-translate to LLVM IR,
-    opt -O3 and llc for this machine's CPU, then the C compiler links.
+    """Compiles an LLVM-dialect module, and `c_source` (the per-program C of
+    pdg.lowering.trampolines) if given, into a shared library at `path`:
+    mlir-translate to LLVM IR, opt -O3 and llc for this machine's CPU, then
+    the C compiler links them with pdg's C runtime.
 
     The tools run as processes (not MLIR's JIT in this one): external
     symbols (the udf trampolines) stay unresolved until the link, and a
     failing tool cannot take the compiler down with it."""
     target = _target()
     vector_opt, vector_link = _vector_math()
+    runtime, include = c_runtime()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "program.mlir").write_text(str(module))
@@ -182,9 +239,14 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 "-shared",
                 "-fPIC",
                 "-O2",
+                f"-I{include}",
                 "-o",
                 str(path),
                 *sources,
+                # All of it: the loader calls functions no compiled code does.
+                "-Wl,--whole-archive",
+                str(runtime),
+                "-Wl,--no-whole-archive",
                 *vector_link,
                 "-lm",
                 "-lpthread",

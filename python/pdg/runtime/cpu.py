@@ -1,55 +1,101 @@
 """Calling a compiled program's entry on the CPU with ctypes: NumPy inputs
 become memref descriptors, the results come back as NumPy arrays (ragged
-per sequence where sequences ended at different steps), and every buffer
-the compiled code allocated for them is freed. Needs only NumPy and the
-standard library."""
+per sequence where sequences ended at different steps) that view the
+buffers the compiled code allocated, without a copy; each buffer is freed
+when the last array viewing it goes. Needs only NumPy and the standard
+library.
+
+The run state lives in pdg's C runtime (pdg/runtime.h): `pdg_begin_run`
+resets it, the entry polls `pdg_abort` at every step, and after the call
+the reason it stopped (a failed udf, SIGINT, memory, an index out of range)
+becomes an exception here, after every buffer is freed."""
 
 from __future__ import annotations
 
 import ctypes
+import signal
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from .memref import ELEMENTS, descriptor_type, to_array, to_descriptor, view_array
+from .memref import ELEMENTS, descriptor_type, to_array, to_descriptor
 from .udfs import UdfFailure, UdfTable
+
+# pdg/runtime.h
+RUNTIME_VERSION = 2
+STOP_UDF, STOP_INTERRUPT, STOP_MEMORY, STOP_INDEX = 1, 2, 3, 4
+FAULT_COORDS = 8
+
+
+class Fault(ctypes.Structure):
+    _fields_ = [
+        ("site", ctypes.c_int64),
+        ("value", ctypes.c_int64),
+        ("bound", ctypes.c_int64),
+        ("ncoords", ctypes.c_int64),
+        ("coords", ctypes.c_int64 * FAULT_COORDS),
+    ]
 
 
 class UdfError(Exception):
     """A udf failed during a run; the run ended early and freed its memory."""
 
 
+class StoppedError(Exception):
+    """The compiled code stopped the run: an index out of range, or memory."""
+
+
 class Entry:
     """The entry function of a loaded library, described by `abi` (the
     manifest's JSON form of pdg.lowering.driver.EntryABI)."""
 
-    def __init__(self, library: ctypes.CDLL, abi: dict):
+    def __init__(self, library: ctypes.CDLL, abi: dict, description: dict):
         self.abi = abi
+        self.description = description
         self.library = library
         self.fn = getattr(library, f"_mlir_ciface_{abi['entry']}")
         self.fn.restype = None
-        # The support code's counting allocator (pdg.lowering.support).
         self._free = library._mlir_memref_to_llvm_free
         self._free.argtypes = [ctypes.c_void_p]
         self._free.restype = None
+        # Freeing a result after its run: not counted in a later run's bytes.
+        self._free_result = library.pdg_free_result
+        self._free_result.argtypes = [ctypes.c_void_p]
+        self._free_result.restype = None
+        self._begin = library.pdg_begin_run
+        self._begin.argtypes = [ctypes.c_int64, ctypes.c_int64]
+        self._begin.restype = None
+        self._catch = library.pdg_catch_interrupts
+        self._catch.restype = ctypes.c_int
+        self._release = library.pdg_release_interrupts
+        self._release.restype = None
         self._peak = ctypes.c_int64.in_dll(library, "pdg_bytes_peak")
-        self._live = ctypes.c_int64.in_dll(library, "pdg_bytes_live")
+        self._abort = ctypes.c_int8.in_dll(library, "pdg_abort")
+        self._fault = Fault.in_dll(library, "pdg_fault")
         self.step = ctypes.c_int64.in_dll(library, "pdg_step")
         self.peak_bytes = 0
         ranks = [len(o["shape"]) for o in abi["outputs"]] + [1] * len(abi["lengths"])
         fields = [(f"r{i}", descriptor_type(r)) for i, r in enumerate(ranks)]
         self.results_type = type("Results", (ctypes.Structure,), {"_fields_": fields})
 
+    def interrupt(self) -> None:
+        """Stops the run in progress (from another thread) within a step."""
+        self.library.pdg_stop(ctypes.c_int8(STOP_INTERRUPT))
+
     def __call__(
         self,
         inputs: Mapping[str, np.ndarray],
         symbols: Mapping[str, int],
         udfs: Mapping[str, Callable] | None = None,
+        memory_limit: int = 0,
     ) -> tuple[dict, dict]:
         """(outputs by name, dynamic bounds by symbol). Inputs must already
         have the manifest's dtypes and shapes and `udfs` every callback the
-        program names (the loader checks them). A failing udf ends the run
-        early; its error is raised (UdfError) after every buffer is freed."""
+        program names (the loader checks them). `memory_limit`: bytes the
+        run may hold, its inputs included (0: no limit); `peak_bytes` then
+        counts the inputs too. A run that stops early raises after every
+        buffer is freed: UdfError, StoppedError, or KeyboardInterrupt on
+        SIGINT."""
         keep = []
         args: list = []
         for spec in self.abi["inputs"]:
@@ -61,12 +107,27 @@ class Entry:
         args += [ctypes.c_int64(int(symbols[name])) for name in self.abi["symbols"]]
         results = self.results_type()
         table = UdfTable(self.library, self.abi.get("udfs", []), udfs or {})
-        self._peak.value = self._live.value = 0
-        with table:
-            self.fn(ctypes.pointer(results), *args)
+        inputs_bytes = sum(a.nbytes for a in keep)
+        self._begin(ctypes.c_int64(memory_limit), ctypes.c_int64(inputs_bytes))
+        # SIGINT stops the run at the next step, where Python's own handler
+        # would wait for the whole call to return. Only in place of Python's
+        # default handler: a handler of the caller's is left alone.
+        catching = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        catching = catching and self._catch() == 0
+        try:
+            with table:
+                self.fn(ctypes.pointer(results), *args)
+        finally:
+            if catching:
+                self._release()
         self.peak_bytes = int(self._peak.value)
         n = len(self.abi["outputs"])
         descriptors = [getattr(results, f) for f, _ in self.results_type._fields_]
+        reason = int(self._abort.value)
+        if reason:
+            for d in descriptors:
+                self._free(d.allocated)
+            self._raise_stop(reason, table)
         try:
             bounds: dict[str, np.ndarray | int] = {}
             lengths: dict[str, tuple[list[str], np.ndarray]] = {}
@@ -78,20 +139,43 @@ class Entry:
                 lengths[spec["dim"]] = (spec["groups"], per_group)
                 bound = per_group if spec["groups"] else int(per_group[0])
                 bounds[spec["symbol"] or spec["dim"]] = bound
-            # Views of the compiled stores, cut to the steps that ran, then
-            # copied once (the stores may hold spare capacity).
-            outputs = {
-                spec["name"]: _trim(
-                    view_array(d, len(spec["shape"]), spec["element"]), spec["domain"], lengths
-                )
-                for spec, d in zip(self.abi["outputs"], descriptors[:n], strict=True)
-            }
         finally:
-            for d in descriptors:
+            for d in descriptors[n:]:
                 self._free(d.allocated)
-        if table.failure is not None:
+        outputs = {
+            spec["name"]: _trim(
+                self._owned(d, len(spec["shape"]), spec["element"]), spec["domain"], lengths
+            )
+            for spec, d in zip(self.abi["outputs"], descriptors[:n], strict=True)
+        }
+        return outputs, bounds
+
+    def _owned(self, d, rank: int, element: str) -> np.ndarray:
+        """An array viewing the buffer of descriptor `d`, which it owns: the
+        buffer is freed when the last array viewing it goes."""
+        dtype = np.dtype(ELEMENTS[element])
+        sizes = tuple(d.sizes[i] for i in range(rank))
+        if 0 in sizes:
+            self._free_result(d.allocated)
+            return np.zeros(sizes, dtype)
+        owner = _Buffer(self._free_result, d.allocated)
+        owner.__array_interface__ = {
+            "version": 3,
+            "shape": sizes,
+            "strides": tuple(d.strides[i] * dtype.itemsize for i in range(rank)),
+            "typestr": dtype.str,
+            "data": (d.aligned + d.offset * dtype.itemsize, False),
+        }
+        return np.asarray(owner)
+
+    def _raise_stop(self, reason: int, table: UdfTable) -> None:
+        if reason == STOP_INTERRUPT:
+            raise KeyboardInterrupt
+        if reason == STOP_UDF and table.failure is not None:
             spec, error, point = table.failure
             at = ", ".join(f"{d}={c}" for d, c in zip(spec["domain"], point, strict=True))
+            if isinstance(error, KeyboardInterrupt):
+                raise KeyboardInterrupt
             what = (
                 str(error)
                 if isinstance(error, UdfFailure)
@@ -100,12 +184,78 @@ class Entry:
             raise UdfError(
                 f"{what} (computing '{spec['value']}' at {at or 'its only point'})"
             ) from error
-        return outputs, bounds
+        fault = self._fault
+        if reason == STOP_INDEX:
+            raise StoppedError(self._index_message(fault))
+        if reason == STOP_MEMORY:
+            raise StoppedError(self._memory_message(fault))
+        raise StoppedError(f"the compiled run stopped (reason {reason})")
+
+    def _index_message(self, fault: Fault) -> str:
+        checks = self.description.get("index_checks", [])
+        site = checks[fault.site] if 0 <= fault.site < len(checks) else None
+        if site is None:
+            where, at = "a node", ""
+        else:
+            where = f"'{site['value']}'" + (f" ({site['location']})" if site["location"] else "")
+            coords = [fault.coords[i] for i in range(min(fault.ncoords, FAULT_COORDS))]
+            at = ", ".join(f"{d}={c}" for d, c in zip(site["domain"], coords, strict=False))
+            at = f" at {at}" if at else ""
+        return (
+            f"index {fault.value} is out of range 0..{fault.bound - 1} in {where}{at}; the "
+            "data it reads (token ids, positions, labels) must lie inside the table"
+        )
+
+    def _memory_message(self, fault: Fault) -> str:
+        stores = self.abi.get("grow_stores", [])
+        bytes_ = f"{fault.value} bytes ({fault.value / 2**20:.1f} MiB)"
+        why = (
+            f"that passes the run's memory limit of {fault.bound} bytes"
+            if fault.bound > 0
+            else "out of memory"
+        )
+        if 0 <= fault.site < len(stores):
+            s = stores[fault.site]
+            dim = s["dim"]
+            bounded = any(
+                x["dim"] == dim and x["max"] is not None for x in self.description["symbols"]
+            )
+            hint = (
+                "raise the limit or lower the dim's max"
+                if bounded
+                else f"dim '{dim}' has no max: give it one, or check what ends its sequences"
+            )
+            return (
+                f"the store of '{s['value']}' could not grow along dynamic dim '{dim}' to "
+                f"{bytes_}: {why}; {hint}"
+            )
+        if fault.site == -2:
+            return (
+                f"the node bodies' temporaries took the run to {bytes_} live: {why}; raise the "
+                "limit (the planned stores leave too little room for them)"
+            )
+        return (
+            f"the program's stores could not be allocated (asking for {bytes_}): {why}; run "
+            "with smaller symbol values"
+        )
+
+
+class _Buffer:
+    """A buffer the compiled code allocated, which arrays now view (their
+    base); freed when the last of them goes."""
+
+    def __init__(self, free: Callable, allocated: int):
+        self._free = free
+        self._allocated = allocated
+
+    def __del__(self) -> None:
+        self._free(self._allocated)
 
 
 def _trim(array: np.ndarray, domain: list[str], lengths: dict) -> np.ndarray | list:
-    """A copy of an output's store cut to the steps each sequence ran: one
-    array when the lengths agree, else a list with one array per sequence."""
+    """An output's store cut to the steps each sequence ran (views, no
+    copy): one array when the lengths agree, else a list with one array per
+    sequence."""
 
     def cut(a: np.ndarray, axis: int, n: int) -> np.ndarray:
         return a[(slice(None),) * axis + (slice(0, n),)]
@@ -123,7 +273,7 @@ def _trim(array: np.ndarray, domain: list[str], lengths: dict) -> np.ndarray | l
         g = domain.index(groups[0])
         inner = axis - (1 if g < axis else 0)  # the step axis once the group axis is taken
         return [
-            cut(array[(slice(None),) * g + (k,)], inner, n).copy()
+            cut(array[(slice(None),) * g + (k,)], inner, n)
             for k, n in enumerate(per_group.tolist())
         ]
-    return array.copy()
+    return array

@@ -8,7 +8,15 @@ checks before running anything. An artifact is a directory:
                     architecture (the host path does not launch them yet)
 
 The manifest is written with sorted keys and no timestamps, so the same
-program compiles to a byte-identical manifest."""
+program compiles to a byte-identical manifest.
+
+What the runtime trusts: program.so is native code, and loading it runs
+it, so an artifact is as trusted as any library. What it does not trust is
+the manifest beside it: every part must lie inside the artifact and match
+its sha256, and what the library is run with (its entry's signature,
+symbols, stores and memory plan) must equal the description compiled into
+the library itself (`DESCRIBED`, compared by the loader), so an edited
+manifest cannot make the compiled code read or write past its buffers."""
 
 from __future__ import annotations
 
@@ -17,9 +25,11 @@ import json
 import platform
 from pathlib import Path
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 LIBRARY = "program.so"
+# The keys the library describes itself (pdg.lowering.trampolines).
+DESCRIBED = ("abi", "graph", "symbols", "stores", "memory", "udfs", "index_checks")
 
 
 class ArtifactError(Exception):
@@ -78,7 +88,9 @@ def read_manifest(artifact: Path, pdg_version: str) -> dict:
     if not isinstance(parts, dict) or LIBRARY not in parts:
         raise ArtifactError(f"{path} lists no {LIBRARY}; compile the program again")
     for name, digest in sorted(parts.items()):
-        part = artifact / name
+        part = _inside(artifact, name, path)
+        if not isinstance(digest, str):
+            raise ArtifactError(f"{path}: the sha256 of part '{name}' is not a string")
         if not part.is_file():
             raise ArtifactError(f"{artifact} is missing {name}; compile the program again")
         if sha256(part) != digest:
@@ -87,3 +99,27 @@ def read_manifest(artifact: Path, pdg_version: str) -> dict:
                 "after compilation); compile the program again"
             )
     return manifest
+
+
+def _inside(artifact: Path, name: str, manifest: Path) -> Path:
+    """The part `name` of the artifact; refuses a name that leaves it (an
+    absolute path, `..`, or a symlink out)."""
+    relative = Path(name) if isinstance(name, str) else None
+    if (
+        relative is None
+        or not name
+        or relative.is_absolute()
+        or ".." in relative.parts
+        or "\\" in name
+    ):
+        raise ArtifactError(
+            f"{manifest} names a part outside the artifact ({name!r}); compile the program again"
+        )
+    part = artifact / relative
+    root = artifact.resolve()
+    if part.exists() and root not in part.resolve().parents:
+        raise ArtifactError(
+            f"{manifest}: part '{name}' resolves outside the artifact ({part.resolve()}); "
+            "compile the program again"
+        )
+    return part

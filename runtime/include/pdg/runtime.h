@@ -1,0 +1,134 @@
+/* pdg's C runtime: the ABI between a compiled program (program.so), the
+   code the compiler generates for it, and the Python loader.
+
+   Every program.so links this library statically (built once with pdg).
+   The compiled entry `_mlir_ciface_pdg_<graph>` allocates through the
+   counting allocator, runs its parallel loops on the thread pool, polls
+   `pdg_abort` at every step, and calls back into the host through the
+   per-program udf trampolines the compiler generates. The Python loader
+   (pdg/runtime/) reads and writes the globals declared here by name. */
+#ifndef PDG_RUNTIME_H
+#define PDG_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever anything below changes meaning; a library reports the
+   version it was linked with (pdg_runtime_version) and the loader refuses
+   another one. */
+#define PDG_RUNTIME_VERSION 2
+
+#define PDG_EXPORT __attribute__((visibility("default")))
+
+/* ---- Run state (run.c) ---------------------------------------------------
+   A run stops early when `pdg_abort` becomes nonzero: every loop step of the
+   entry checks it first, so the run ends within one step and frees what it
+   allocated. The value is the reason; the first reason set wins. */
+enum {
+  PDG_RUNNING = 0,
+  PDG_STOP_UDF = 1,       /* a host callback failed (the loader kept why) */
+  PDG_STOP_INTERRUPT = 2, /* SIGINT while pdg_catch_interrupts was on */
+  PDG_STOP_MEMORY = 3,    /* an allocation failed or passed the limit */
+  PDG_STOP_INDEX = 4,     /* a data-dependent index was out of range */
+};
+
+/* The most coordinates of a point a fault records. */
+#define PDG_FAULT_COORDS 8
+
+/* What stopped the run, for the loader's message. `site`: for an index
+   fault the check's number (the manifest's `index_checks`); for a memory
+   fault the growable store's number in the manifest's `abi.grow_stores`,
+   -1 for the stores allocated before the run, -2 for a node body's
+   temporaries that took the run past its limit. */
+typedef struct {
+  int64_t site;
+  int64_t value;   /* the index read, or the bytes asked for */
+  int64_t bound;   /* the extent it had to be below, or the limit (0: none) */
+  int64_t ncoords; /* of the point computing when it happened */
+  int64_t coords[PDG_FAULT_COORDS];
+} pdg_fault_t;
+
+PDG_EXPORT extern int8_t pdg_abort;
+PDG_EXPORT extern pdg_fault_t pdg_fault;
+/* The step the entry's current loop is at (a progress display polls it). */
+PDG_EXPORT extern int64_t pdg_step;
+/* 0 while the entry allocates its stores, 1 once its loops run (set by the
+   entry). An allocation that fails before the run is survivable (the run
+   is skipped); one inside a node body is not. */
+PDG_EXPORT extern int8_t pdg_running;
+PDG_EXPORT extern const int32_t pdg_runtime_version;
+
+/* Sets the stop reason unless one is set; async-signal-safe. */
+PDG_EXPORT void pdg_stop(int8_t reason);
+/* Before a run: no stop reason, no fault, the memory limit (bytes; 0:
+   none), and the bytes live to start from (the caller's inputs, which the
+   run holds too). */
+PDG_EXPORT void pdg_begin_run(int64_t memory_limit, int64_t bytes_live);
+/* A data-dependent index outside [0, bound): records the first such fault
+   (check `site`, the point's `n` coordinates) and stops the run. The
+   caller reads a clamped index instead, so nothing is read out of range. */
+PDG_EXPORT void pdg_index_fault(int64_t site, int64_t value, int64_t bound, int64_t n,
+                                int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4,
+                                int64_t c5, int64_t c6, int64_t c7);
+
+/* SIGINT during a run: pdg_catch_interrupts installs a handler that stops
+   the run (PDG_STOP_INTERRUPT) and pdg_release_interrupts restores the
+   previous one. Returns 0 on success. */
+PDG_EXPORT int pdg_catch_interrupts(void);
+PDG_EXPORT void pdg_release_interrupts(void);
+
+/* ---- Allocation (alloc.c) ------------------------------------------------
+   MLIR's generic allocation functions (finalize-memref-to-llvm with
+   use-generic-functions), counting the bytes live and the peak. Blocks
+   carry a 16-byte header; release them with _mlir_memref_to_llvm_free. */
+PDG_EXPORT extern int64_t pdg_bytes_live;
+PDG_EXPORT extern int64_t pdg_bytes_peak;
+/* The run may not take more than this (bytes; 0: no limit): stores before
+   the run and growth are refused past it; a temporary past it is made, and
+   the run stops after the current step. */
+PDG_EXPORT extern int64_t pdg_memory_limit;
+PDG_EXPORT void *_mlir_memref_to_llvm_alloc(size_t size);
+PDG_EXPORT void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment, size_t size);
+PDG_EXPORT void _mlir_memref_to_llvm_free(void *ptr);
+/* Frees a result the entry returned, after its run: as
+   _mlir_memref_to_llvm_free, but a later run's byte counts are not
+   changed (each run counts from zero). */
+PDG_EXPORT void pdg_free_result(void *ptr);
+/* Returns the blocks kept for reuse to malloc. */
+PDG_EXPORT void pdg_release_cache(void);
+
+/* ---- Growth (grow.c) -----------------------------------------------------
+   A growable store of rank `rank` grows along `dim` to `cap` steps
+   (elements of `elem` bytes). `old` and `out` are memref descriptors
+   {allocated, aligned, offset, sizes[rank], strides[rank]}. On failure (no
+   memory, past the limit, a size that overflows) `out` is `old`, the run
+   stops with PDG_STOP_MEMORY and `store` is the fault's site. */
+PDG_EXPORT void pdg_grow(int64_t *out, const int64_t *old, int64_t rank, int64_t dim,
+                         int64_t cap, int64_t elem, int64_t store);
+
+/* ---- Threads (threads.c) -------------------------------------------------
+   The pool behind the OpenMP ABI calls that convert-scf-to-openmp and the
+   OpenMP translation emit for parallel loops (__kmpc_fork_call and its
+   kin, defined hidden in the library). PDG_NUM_THREADS sets the team size
+   (the loader validates it); the default is the CPUs this process may run
+   on. */
+#define PDG_MAX_THREADS 64
+/* Threads a parallel loop may run on (starts the pool). */
+PDG_EXPORT int64_t pdg_thread_slots(void);
+/* This thread's number in its loop's team (0: the caller). */
+PDG_EXPORT int64_t pdg_thread_index(void);
+
+/* ---- Host callbacks ------------------------------------------------------
+   Slot k of the program's `pdg_udf_table` (generated, one slot per udf
+   call site) holds the loader's callback; it returns nonzero on failure. */
+typedef int (*pdg_udf_fn)(int64_t slot, void **descriptors, const int64_t *coords);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PDG_RUNTIME_H */

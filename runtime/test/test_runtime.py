@@ -1,0 +1,183 @@
+"""pdg's C runtime on its own (runtime/include/pdg/runtime.h), through
+ctypes: a test library is linked from runtime/test/driver.c and the
+installed libpdg_runtime.a, the way `pdg compile` links a program.so."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from pdg.lowering.native import _linker, c_runtime
+
+HERE = Path(__file__).resolve().parent
+STOP_INTERRUPT, STOP_MEMORY, STOP_INDEX = 2, 3, 4
+
+
+@pytest.fixture(scope="module")
+def library_path(tmp_path_factory) -> Path:
+    archive, include = c_runtime()
+    out = tmp_path_factory.mktemp("runtime") / "libtest.so"
+    subprocess.run(
+        [_linker(), "-shared", "-fPIC", "-O1", f"-I{include}", "-o", str(out),
+         str(HERE / "driver.c"), "-Wl,--whole-archive", str(archive), "-Wl,--no-whole-archive",
+         "-lpthread"],
+        check=True,
+    )  # fmt: skip
+    return out
+
+
+@pytest.fixture
+def rt(library_path):
+    lib = ctypes.CDLL(str(library_path))
+    lib._mlir_memref_to_llvm_aligned_alloc.restype = ctypes.c_void_p
+    lib._mlir_memref_to_llvm_aligned_alloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
+    lib._mlir_memref_to_llvm_free.argtypes = [ctypes.c_void_p]
+    lib.pdg_free_result.argtypes = [ctypes.c_void_p]
+    lib.pdg_begin_run.argtypes = [ctypes.c_int64, ctypes.c_int64]
+    lib.pdg_grow.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 5
+    lib.pdg_index_fault.argtypes = [ctypes.c_int64] * 12
+    lib.pdg_begin_run(0, 0)
+    return lib
+
+
+def value(lib, name: str, ctype=ctypes.c_int64) -> int:
+    return ctype.in_dll(lib, name).value
+
+
+def fault(lib) -> list[int]:
+    return list((ctypes.c_int64 * 12).in_dll(lib, "pdg_fault"))
+
+
+def test_allocations_are_counted_aligned_and_freed(rt):
+    a = rt._mlir_memref_to_llvm_aligned_alloc(64, 1000)
+    b = rt._mlir_memref_to_llvm_aligned_alloc(64, 200_000)
+    assert a % 64 == 0 and b % 64 == 0
+    assert value(rt, "pdg_bytes_live") == 201_000 == value(rt, "pdg_bytes_peak")
+    rt._mlir_memref_to_llvm_free(a)
+    assert value(rt, "pdg_bytes_live") == 200_000
+    rt._mlir_memref_to_llvm_free(b)  # large: kept for the next block of its size
+    assert value(rt, "pdg_bytes_live") == 0
+    c = rt._mlir_memref_to_llvm_aligned_alloc(64, 200_000)
+    assert c == b  # the kept block
+    rt.pdg_begin_run(0, 0)  # the next run counts from zero ...
+    rt.pdg_free_result(c)  # ... and a result of the last one freed now is not counted
+    assert value(rt, "pdg_bytes_live") == 0 == value(rt, "pdg_bytes_peak")
+
+
+def test_a_store_past_the_limit_before_the_run_stops_the_run(rt):
+    rt.pdg_begin_run(10_000, 0)
+    ok = rt._mlir_memref_to_llvm_aligned_alloc(64, 4_000)
+    stand_in = rt._mlir_memref_to_llvm_aligned_alloc(64, 8_000)
+    assert value(rt, "pdg_abort", ctypes.c_int8) == STOP_MEMORY
+    assert fault(rt)[:3] == [-1, 8_000, 10_000]  # no store number, bytes, the limit
+    assert value(rt, "pdg_bytes_live") == 4_000  # the stand-in is not counted
+    rt._mlir_memref_to_llvm_free(stand_in)  # ignored
+    rt._mlir_memref_to_llvm_free(ok)
+    assert value(rt, "pdg_bytes_live") == 0
+
+
+def test_an_impossible_allocation_before_the_run_stops_the_run(rt):
+    stand_in = rt._mlir_memref_to_llvm_aligned_alloc(64, 1 << 62)
+    assert stand_in and value(rt, "pdg_abort", ctypes.c_int8) == STOP_MEMORY
+    assert fault(rt)[1] == 1 << 62
+    rt._mlir_memref_to_llvm_free(stand_in)
+
+
+def descriptor(rt, rows: int, cols: int) -> tuple[ctypes.Array, ctypes.Array]:
+    """A rows x cols int64 store (rank 2, identity layout) holding r*100+c."""
+    data = rt._mlir_memref_to_llvm_aligned_alloc(64, rows * cols * 8)
+    values = (ctypes.c_int64 * (rows * cols)).from_address(data)
+    for r in range(rows):
+        for c in range(cols):
+            values[r * cols + c] = r * 100 + c
+    d = (ctypes.c_int64 * 7)(data, data, 0, rows, cols, cols, 1)
+    return d, (ctypes.c_int64 * 7)()
+
+
+def test_a_store_grows_in_place_keeping_each_row(rt):
+    old, out = descriptor(rt, 3, 4)
+    rt.pdg_grow(out, old, 2, 1, 10, 8, 0)
+    assert value(rt, "pdg_abort", ctypes.c_int8) == 0
+    assert list(out)[2:] == [0, 3, 10, 10, 1]
+    grown = (ctypes.c_int64 * 30).from_address(out[1])
+    assert [[grown[r * 10 + c] for c in range(4)] for r in range(3)] == [
+        [r * 100 + c for c in range(4)] for r in range(3)
+    ]
+    assert value(rt, "pdg_bytes_live") == 3 * 10 * 8
+    rt._mlir_memref_to_llvm_free(out[0])
+
+
+@pytest.mark.parametrize(
+    "cap, limit, bytes_asked", [(1000, 4096, 3 * 1000 * 8), (1 << 61, 0, None)]
+)
+def test_a_store_that_cannot_grow_stops_the_run_and_stays_whole(rt, cap, limit, bytes_asked):
+    rt.pdg_begin_run(limit, 0)
+    old, out = descriptor(rt, 3, 4)
+    rt.pdg_grow(out, old, 2, 1, cap, 8, 7)
+    assert value(rt, "pdg_abort", ctypes.c_int8) == STOP_MEMORY
+    assert list(out) == list(old)  # the buffer as it was, still valid
+    site, asked, bound = fault(rt)[:3]
+    assert site == 7 and bound == limit
+    assert asked == (bytes_asked if bytes_asked is not None else (1 << 63) - 1)
+    rt._mlir_memref_to_llvm_free(out[0])
+
+
+def test_the_first_index_fault_is_kept_with_its_point(rt):
+    rt.pdg_index_fault(3, 99999, 64, 2, 1, 5, 0, 0, 0, 0, 0, 0)
+    rt.pdg_index_fault(4, -1, 64, 1, 9, 0, 0, 0, 0, 0, 0, 0)
+    assert value(rt, "pdg_abort", ctypes.c_int8) == STOP_INDEX
+    assert fault(rt)[:6] == [3, 99999, 64, 2, 1, 5]
+
+
+def test_sigint_stops_the_run_and_the_previous_handler_comes_back(rt):
+    assert rt.pdg_catch_interrupts() == 0
+    os.kill(os.getpid(), signal.SIGINT)  # caught in C: no KeyboardInterrupt here
+    assert value(rt, "pdg_abort", ctypes.c_int8) == STOP_INTERRUPT
+    rt.pdg_release_interrupts()
+    with pytest.raises(KeyboardInterrupt):  # Python's handler again
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
+
+
+POOL = """
+import ctypes, os, resource, sys, time
+lib = ctypes.CDLL(sys.argv[1])
+n = 1000
+hits, after = (ctypes.c_int64 * n)(), (ctypes.c_int64 * n)()
+lib.pdg_test_loops.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p]
+assert lib.pdg_thread_slots() == int(os.environ["PDG_NUM_THREADS"])
+assert lib.pdg_test_loops(2000, n, hits, after) == 0
+# Done with loops: the workers go to sleep instead of polling.
+time.sleep(0.3)
+before = resource.getrusage(resource.RUSAGE_SELF)
+time.sleep(1.0)
+now = resource.getrusage(resource.RUSAGE_SELF)
+busy = (now.ru_utime + now.ru_stime) - (before.ru_utime + before.ru_stime)
+print(f"cpu seconds while idle: {busy:.3f}")
+assert busy < 0.2, busy
+if os.fork() == 0:  # a child starts its own pool
+    os._exit(lib.pdg_test_loops(50, n, hits, after))
+assert os.wait()[1] == 0
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 16])
+def test_the_pool_runs_every_iteration_once_and_sleeps_when_idle(library_path, threads):
+    """Oversubscribed too (16 threads on however many cores): waits sleep
+    instead of spinning, so it neither hangs nor keeps the cores busy."""
+    env = {**os.environ, "PDG_NUM_THREADS": str(threads)}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(POOL), str(library_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr

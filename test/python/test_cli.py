@@ -3,7 +3,9 @@ the installed console script."""
 
 from __future__ import annotations
 
+import io
 import subprocess
+import sys
 from pathlib import Path
 
 import pdg
@@ -435,3 +437,27 @@ def test_38_console_script_stdout_write_failure_is_reported(pdg_opt_exe, write_f
         )
     assert r.returncode == 1
     no_traceback(r.stderr)
+
+
+def test_39_ctrl_c_is_interrupted_and_exit_130(opt, monkeypatch):
+    class Interrupted(io.StringIO):
+        def read(self, *args):
+            raise KeyboardInterrupt
+
+    # click turns Ctrl-C into Abort outside standalone mode.
+    monkeypatch.setattr(sys, "stdin", Interrupted())
+    r = opt("-")
+    assert (r.rc, r.err.strip()) == (130, "pdg-opt: interrupted")
+
+
+def test_40_an_escaped_eof_error_is_not_an_interrupt(opt, monkeypatch):
+    """click turns an EOFError into Abort too: that one stays an error."""
+
+    class Ended(io.StringIO):
+        def read(self, *args):
+            raise EOFError("ran out")
+
+    monkeypatch.setattr(sys, "stdin", Ended())
+    monkeypatch.delenv("PDG_TRACEBACK", raising=False)
+    r = opt("-")
+    assert r.rc == 1 and "internal error: EOFError: ran out" in r.err, r.err

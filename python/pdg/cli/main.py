@@ -19,6 +19,8 @@ import importlib.util
 import os
 import sys
 import time
+import zipfile
+import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -31,17 +33,25 @@ from pdg.cli.common import UserError, parse_symbols
 
 
 def _load_inputs(path: str | None) -> dict[str, np.ndarray]:
+    """The arrays of an .npz file by name; a file that is not one (a .npy,
+    an empty or damaged file) is the user's mistake, said in one line."""
     if path is None:
         return {}
+    hint = "expected an .npz file of named arrays, e.g. from numpy.savez(path, x=...)"
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if not hasattr(data, "files"):
-                raise UserError(f"--inputs {path}: expected an .npz file of named arrays")
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):  # a .npy: one unnamed array
+            raise UserError(f"--inputs {path} holds one unnamed array (.npy); {hint}")
+        with data:
             return {name: data[name] for name in data.files}
     except OSError as e:
-        raise UserError(f"cannot read --inputs {path}: {e}") from None
-    except ValueError as e:
-        raise UserError(f"cannot read --inputs {path}: {e}") from None
+        raise UserError(f"cannot read --inputs {path}: {e.strerror or e}") from None
+    except EOFError:
+        reason = "the file is empty or cut short"
+        raise UserError(f"cannot read --inputs {path}: {reason}; {hint}") from None
+    # A damaged .npz fails in zipfile, in decompressing or in an array's header.
+    except (ValueError, zipfile.BadZipFile, zlib.error) as e:
+        raise UserError(f"cannot read --inputs {path}: {e}; {hint}") from None
 
 
 def _load_udfs(spec: str | None) -> Mapping[str, Callable]:

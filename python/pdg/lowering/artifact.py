@@ -151,8 +151,8 @@ def check_output(out: Path) -> None:
     someone's files: replacing those would lose them."""
     if out.name in ("", ".", ".."):
         raise OutputError(
-            f"the output path '{out}' is an existing directory itself, not a new artifact; "
-            "name the artifact's own directory, e.g. prog.pdgx"
+            f"the output path '{out}' names an existing directory ('', '.' or '..'), not a "
+            "new artifact; give the artifact its own directory, e.g. prog.pdgx"
         )
     ancestor = out.parent
     while not os.path.lexists(ancestor) and ancestor != ancestor.parent:

@@ -79,7 +79,7 @@ def test_the_current_directory_is_refused_and_kept(tmp_path, monkeypatch, capsys
     before = snapshot(work)
     monkeypatch.chdir(work)
     assert compile_script(script.name, target) == 1
-    one_line_error(capsys.readouterr().err, "is an existing directory itself")
+    one_line_error(capsys.readouterr().err, "names an existing directory ('', '.' or '..')")
     assert snapshot(work) == before
 
 

@@ -4,6 +4,7 @@ the installed console script."""
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -461,3 +462,26 @@ def test_40_an_escaped_eof_error_is_not_an_interrupt(opt, monkeypatch):
     monkeypatch.delenv("PDG_TRACEBACK", raising=False)
     r = opt("-")
     assert r.rc == 1 and "internal error: EOFError: ran out" in r.err, r.err
+
+
+def test_41_ctrl_c_while_native_extensions_load_waits_for_them(capfd):
+    """A KeyboardInterrupt raised inside MLIR's or isl's initialization
+    aborts the process; run_command holds Ctrl-C while it imports them."""
+    import signal
+    import time
+
+    import click
+    from pdg.cli.common import run_command
+
+    finished = []
+
+    def user_errors():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)  # were Ctrl-C not held, it would be raised here
+        finished.append(True)
+        return ()
+
+    rc = run_command(click.Command("x", callback=lambda: None), [], "pdg", user_errors)
+    assert rc == 130 and finished
+    assert capfd.readouterr().err == "pdg: interrupted\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

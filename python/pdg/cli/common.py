@@ -6,7 +6,11 @@ into exit code 130."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import click
 
@@ -34,13 +38,18 @@ def run_command(
     command: click.Command,
     args: list[str],
     prog: str,
-    user_errors: tuple[type[BaseException], ...] = (),
+    user_errors: Callable[[], tuple[type[BaseException], ...]] | tuple = (),
 ) -> int:
     """Runs a click command; every failure becomes `prog: error: ...` and
     exit code 1, Ctrl-C `prog: interrupted` and exit code 130. Our own bugs
     print one line too, unless PDG_TRACEBACK is set (the fuzzer sets it to
-    see them)."""
+    see them). `user_errors`: the exception types that are the user's
+    mistakes, or a function that imports them (then a Ctrl-C while those
+    imports load native extensions waits until they are loaded)."""
+    errors: tuple = ()
     try:
+        with _interrupts_held():
+            errors = user_errors() if callable(user_errors) else user_errors
         # Without standalone mode, click returns ctx.exit()'s code.
         rc = command.main(args=args, prog_name=prog, standalone_mode=False)
         return rc if isinstance(rc, int) else 0
@@ -49,7 +58,7 @@ def run_command(
     except click.ClickException as e:
         click.echo(f"{prog}: error: {e.format_message()}", err=True)
         return 1
-    except (UserError, *user_errors) as e:
+    except (UserError, *errors) as e:
         click.echo(f"{prog}: error: {e}", err=True)
         return 1
     except click.exceptions.Abort as e:
@@ -66,6 +75,24 @@ def run_command(
         return 1
     except Exception as e:
         return _internal_error(prog, e)
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Holds Ctrl-C back until the block ends, then raises it: a
+    KeyboardInterrupt raised while a native extension (MLIR, isl)
+    initializes aborts the whole process instead of unwinding."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: received.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+    if received:
+        raise KeyboardInterrupt
 
 
 def _interrupted(prog: str) -> int:

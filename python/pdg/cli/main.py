@@ -25,16 +25,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import click
-import numpy as np
 
 from pdg import __version__
 from pdg.cli import common
 from pdg.cli.common import UserError, parse_symbols
 
 
-def _load_inputs(path: str | None) -> dict[str, np.ndarray]:
+def _load_inputs(path: str | None) -> dict:
     """The arrays of an .npz file by name; a file that is not one (a .npy,
     an empty or damaged file) is the user's mistake, said in one line."""
+    import numpy as np
+
     if path is None:
         return {}
     hint = "expected an .npz file of named arrays, e.g. from numpy.savez(path, x=...)"
@@ -93,6 +94,8 @@ def _save(path: str, outputs: dict) -> None:
                 arrays[f"{name}/{i}"] = part
         else:
             arrays[name] = value
+    import numpy as np
+
     try:
         np.savez(path, **arrays)
     except OSError as e:
@@ -263,15 +266,16 @@ def viz_command(program: str, output: str, plan: bool) -> None:
         click.echo(f"wrote {path}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: every failure is one message on stderr and exit code 1."""
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The exception types that are the user's mistakes (imported when the
+    command runs: they load MLIR and isl)."""
     from pdg.frontend.errors import ProgramError
     from pdg.interpreter import InterpreterError
     from pdg.lowering.artifact import CompileError
     from pdg.lowering.native import ToolchainError
     from pdg.runtime import ArtifactError, RunError
 
-    user_errors = (
+    return (
         InterpreterError,
         ProgramError,
         CompileError,
@@ -279,7 +283,11 @@ def main(argv: list[str] | None = None) -> int:
         ArtifactError,
         RunError,
     )
-    return common.run_command(cli, argv, "pdg", user_errors)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: every failure is one message on stderr and exit code 1."""
+    return common.run_command(cli, argv, "pdg", _user_errors)
 
 
 if __name__ == "__main__":

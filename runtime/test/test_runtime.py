@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pdg.lowering.native import _linker, c_runtime
+from pdg.lowering.toolchain import c_runtime, linker
 
 HERE = Path(__file__).resolve().parent
 STOP_INTERRUPT, STOP_MEMORY, STOP_INDEX = 2, 3, 4
@@ -25,7 +25,7 @@ def library_path(tmp_path_factory) -> Path:
     archive, include = c_runtime()
     out = tmp_path_factory.mktemp("runtime") / "libtest.so"
     subprocess.run(
-        [_linker(), "-shared", "-fPIC", "-O1", f"-I{include}", "-o", str(out),
+        [linker(), "-shared", "-fPIC", "-O1", f"-I{include}", "-o", str(out),
          str(HERE / "driver.c"), "-Wl,--whole-archive", str(archive), "-Wl,--no-whole-archive",
          "-lpthread"],
         check=True,

@@ -3,7 +3,10 @@ the installed console script."""
 
 from __future__ import annotations
 
+import io
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pdg
@@ -435,3 +438,50 @@ def test_38_console_script_stdout_write_failure_is_reported(pdg_opt_exe, write_f
         )
     assert r.returncode == 1
     no_traceback(r.stderr)
+
+
+def test_39_ctrl_c_is_interrupted_and_exit_130(opt, monkeypatch):
+    class Interrupted(io.StringIO):
+        def read(self, *args):
+            raise KeyboardInterrupt
+
+    # click turns Ctrl-C into Abort outside standalone mode.
+    monkeypatch.setattr(sys, "stdin", Interrupted())
+    r = opt("-")
+    assert (r.rc, r.err.strip()) == (130, "pdg-opt: interrupted")
+
+
+def test_40_an_escaped_eof_error_is_not_an_interrupt(opt, monkeypatch):
+    """click turns an EOFError into Abort too: that one stays an error."""
+
+    class Ended(io.StringIO):
+        def read(self, *args):
+            raise EOFError("ran out")
+
+    monkeypatch.setattr(sys, "stdin", Ended())
+    monkeypatch.delenv("PDG_TRACEBACK", raising=False)
+    r = opt("-")
+    assert r.rc == 1 and "internal error: EOFError: ran out" in r.err, r.err
+
+
+def test_41_ctrl_c_while_native_extensions_load_waits_for_them(capfd):
+    """A KeyboardInterrupt raised inside MLIR's or isl's initialization
+    aborts the process; run_command holds Ctrl-C while it imports them."""
+    import signal
+    import time
+
+    import click
+    from pdg.cli.common import run_command
+
+    finished = []
+
+    def user_errors():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)  # were Ctrl-C not held, it would be raised here
+        finished.append(True)
+        return ()
+
+    rc = run_command(click.Command("x", callback=lambda: None), [], "pdg", user_errors)
+    assert rc == 130 and finished
+    assert capfd.readouterr().err == "pdg: interrupted\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -19,29 +19,40 @@ import importlib.util
 import os
 import sys
 import time
+import zipfile
+import zlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import click
-import numpy as np
 
 from pdg import __version__
 from pdg.cli import common
 from pdg.cli.common import UserError, parse_symbols
 
 
-def _load_inputs(path: str | None) -> dict[str, np.ndarray]:
+def _load_inputs(path: str | None) -> dict:
+    """The arrays of an .npz file by name; a file that is not one (a .npy,
+    an empty or damaged file) is the user's mistake, said in one line."""
+    import numpy as np
+
     if path is None:
         return {}
+    hint = "expected an .npz file of named arrays, e.g. from numpy.savez(path, x=...)"
     try:
-        with np.load(path, allow_pickle=False) as data:
-            if not hasattr(data, "files"):
-                raise UserError(f"--inputs {path}: expected an .npz file of named arrays")
+        data = np.load(path, allow_pickle=False)
+        if not isinstance(data, np.lib.npyio.NpzFile):  # a .npy: one unnamed array
+            raise UserError(f"--inputs {path} holds one unnamed array (.npy); {hint}")
+        with data:
             return {name: data[name] for name in data.files}
     except OSError as e:
-        raise UserError(f"cannot read --inputs {path}: {e}") from None
-    except ValueError as e:
-        raise UserError(f"cannot read --inputs {path}: {e}") from None
+        raise UserError(f"cannot read --inputs {path}: {e.strerror or e}") from None
+    except EOFError:
+        reason = "the file is empty or cut short"
+        raise UserError(f"cannot read --inputs {path}: {reason}; {hint}") from None
+    # A damaged .npz fails in zipfile, in decompressing or in an array's header.
+    except (ValueError, zipfile.BadZipFile, zlib.error) as e:
+        raise UserError(f"cannot read --inputs {path}: {e}; {hint}") from None
 
 
 def _load_udfs(spec: str | None) -> Mapping[str, Callable]:
@@ -83,6 +94,8 @@ def _save(path: str, outputs: dict) -> None:
                 arrays[f"{name}/{i}"] = part
         else:
             arrays[name] = value
+    import numpy as np
+
     try:
         np.savez(path, **arrays)
     except OSError as e:
@@ -253,15 +266,16 @@ def viz_command(program: str, output: str, plan: bool) -> None:
         click.echo(f"wrote {path}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point: every failure is one message on stderr and exit code 1."""
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The exception types that are the user's mistakes (imported when the
+    command runs: they load MLIR and isl)."""
     from pdg.frontend.errors import ProgramError
     from pdg.interpreter import InterpreterError
     from pdg.lowering.artifact import CompileError
-    from pdg.lowering.native import ToolchainError
+    from pdg.lowering.toolchain import ToolchainError
     from pdg.runtime import ArtifactError, RunError
 
-    user_errors = (
+    return (
         InterpreterError,
         ProgramError,
         CompileError,
@@ -269,7 +283,11 @@ def main(argv: list[str] | None = None) -> int:
         ArtifactError,
         RunError,
     )
-    return common.run_command(cli, argv, "pdg", user_errors)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: every failure is one message on stderr and exit code 1."""
+    return common.run_command(cli, argv, "pdg", _user_errors)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,12 @@ def _from_python(file: Path, ctx) -> ir.Module:
         namespace = runpy.run_path(str(file), run_name="pdg_program")
     except ProgramError:
         raise
+    except SystemExit as e:  # sys.exit() in the script: no program to compile
+        raise UserError(
+            f"{file} exited early (sys.exit({e.code!r})) before defining `program`; "
+            "a program script must run to its end (move the exit under "
+            "`if __name__ == '__main__':`)"
+        ) from None
     except Exception as e:  # the user's script failed
         raise UserError(f"running {file} failed: {type(e).__name__}: {e}") from None
     program = namespace.get("program")

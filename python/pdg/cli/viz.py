@@ -7,6 +7,8 @@ from pathlib import Path
 
 from mlir import ir
 
+from pdg.cli.common import UserError
+
 
 def write_views(module: ir.Module, output: str, plan: bool = False) -> list[Path]:
     """FILE.dot and FILE.svg for each pdg.graph (FILE-NAME.* when several)."""
@@ -28,6 +30,10 @@ def write_views(module: ir.Module, output: str, plan: bool = False) -> list[Path
         stem = base if len(graphs) == 1 else base.with_name(f"{base.name}-{graph.name}")
         for ext, render in ((".dot", to_dot), (".svg", to_svg)):
             path = stem.with_suffix(ext)
-            path.write_text(render(graph))
+            try:
+                path.write_text(render(graph))
+            except OSError as e:
+                hint = "" if path.parent.is_dir() else f" (create {path.parent} first)"
+                raise UserError(f"cannot write {path}: {e.strerror}{hint}") from None
             written.append(path)
     return written

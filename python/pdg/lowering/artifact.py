@@ -2,12 +2,18 @@
 pdg.runtime.manifest for its layout). Optimizes the graph, plans storage,
 schedules, lowers to loops, to LLVM and to a shared library, and writes
 the manifest. Each phase is timed; the times are returned, never written
-into the artifact (it must be byte-identical across compilations)."""
+into the artifact (it must be byte-identical across compilations). The
+files are written beside the output and swapped into place in one step
+(writing_artifact), never over what pdg did not write (check_output)."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +22,7 @@ from mlir import ir
 from pdg import __version__, _ext
 from pdg.analysis.graph import read_graph
 from pdg.analysis.memory import peak, report_lines, stores_of
+from pdg.atomic_files import clean_stale, pause_for_tests, replace_directory, scratch_path
 from pdg.ir.source import format_location
 from pdg.passes.pipeline import parse_pipeline, run_pipeline
 from pdg.passes.registry import PassError
@@ -51,6 +58,11 @@ class CompileError(Exception):
         self.diagnostics = diagnostics or []
 
 
+class OutputError(CompileError):
+    """The output path cannot take the artifact: it holds something that
+    pdg did not make (replacing it would lose it), or cannot be written."""
+
+
 @dataclass
 class Compiled:
     path: Path
@@ -66,12 +78,15 @@ def compile_module(
     check_indices: bool = True,
 ) -> Compiled:
     """Compiles the single pdg.graph of `module` into the artifact `out`
-    (a directory, replaced if it exists); with `gpu`, also PTX kernels of
-    the node bodies for each architecture in pdg.lowering.gpu; with
+    (a directory; an artifact already there is replaced in one step, and
+    anything else there is refused: see check_output); with `gpu`, also PTX
+    kernels of the node bodies for each architecture in pdg.lowering.gpu; with
     `vectorize`, a batch dim (`True`: `b`, or the dim's name) is folded into
     the point type first. `check_indices=False` drops the bounds checks of
     reads at data-dependent indices (a bad token id then reads outside its
     table): only to measure what they cost."""
+    out = Path(out)
+    check_output(out)  # before the work, not only when writing
     graphs = [op for op in module.body.operations if op.operation.name == "pdg.graph"]
     if len(graphs) != 1:
         raise CompileError(
@@ -112,28 +127,127 @@ def compile_module(
         check["domain"], check["location"] = nodes.get(check["value"], ([], ""))
     lap("lower to LLVM")
     description = {"abi": abi.to_json(), **description, "index_checks": checks}
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
-    build_library(module, out / LIBRARY, trampolines_source(abi.udfs, abi.grow, description))
-    lap("native code")
-    parts = [LIBRARY]
-    if ptx:
-        (out / "kernels").mkdir()
-        for chip, text in sorted(ptx.items()):
-            (out / "kernels" / f"{chip}.ptx").write_text(text)
-            parts.append(f"kernels/{chip}.ptx")
-    manifest = {
-        "format": FORMAT_VERSION,
-        "pdg_version": __version__,
-        "mlir_version": _ext.MLIR_VERSION,
-        "target": host_target(),
-        **description,
-        "kernels": {"count": kernel_count, "architectures": sorted(ptx)},
-        "parts": {name: sha256(out / name) for name in parts},
-    }
-    (out / MANIFEST).write_text(dump(manifest))
+    with writing_artifact(out) as scratch:
+        build_library(
+            module, scratch / LIBRARY, trampolines_source(abi.udfs, abi.grow, description)
+        )
+        lap("native code")
+        pause_for_tests("artifact-library-written")
+        parts = [LIBRARY]
+        if ptx:
+            (scratch / "kernels").mkdir()
+            for chip, text in sorted(ptx.items()):
+                (scratch / "kernels" / f"{chip}.ptx").write_text(text)
+                parts.append(f"kernels/{chip}.ptx")
+        manifest = {
+            "format": FORMAT_VERSION,
+            "pdg_version": __version__,
+            "mlir_version": _ext.MLIR_VERSION,
+            "target": host_target(),
+            **description,
+            "kernels": {"count": kernel_count, "architectures": sorted(ptx)},
+            "parts": {name: sha256(scratch / name) for name in parts},
+        }
+        (scratch / MANIFEST).write_text(dump(manifest))
     return Compiled(out, manifest, seconds)
+
+
+# An artifact's own entries besides its parts (kernels/ holds PTX parts).
+_ARTIFACT_ENTRIES = {MANIFEST, "kernels"}
+
+
+def check_output(out: Path) -> None:
+    """Raises OutputError unless `out` can take an artifact: nothing there,
+    an empty directory, or an artifact that pdg wrote (a directory with a
+    pdg manifest and nothing besides the artifact's own files). Never a
+    file, a link, the current or parent directory, or a directory of
+    someone's files: replacing those would lose them."""
+    if out.name in ("", ".", ".."):
+        raise OutputError(
+            f"the output path '{out}' names an existing directory ('', '.' or '..'), not a "
+            "new artifact; give the artifact its own directory, e.g. prog.pdgx"
+        )
+    ancestor = out.parent
+    while not os.path.lexists(ancestor) and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"cannot write {out}: {ancestor} is not a directory")
+    if out.is_symlink():
+        raise OutputError(
+            f"{out} is a symbolic link; pdg writes an artifact only where nothing is or "
+            "where it wrote one before (remove the link, or give another path)"
+        )
+    if not os.path.lexists(out):
+        return
+    if not out.is_dir():
+        raise OutputError(
+            f"{out} is a file, not a pdg artifact; pdg will not replace it "
+            "(remove it, or give another path)"
+        )
+    try:
+        entries = sorted(p.name for p in out.iterdir())
+    except OSError as e:
+        raise OutputError(f"cannot read the directory {out}: {e.strerror}") from None
+    if not entries:
+        return
+    parts = _manifest_parts(out / MANIFEST)
+    if parts is None:
+        raise OutputError(
+            f"{out} is a directory that is not a pdg artifact (it has no pdg {MANIFEST}); "
+            "pdg will not replace what it holds (give a new path, or empty it)"
+        )
+    foreign = [name for name in entries if name not in _ARTIFACT_ENTRIES | parts]
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+        raise OutputError(
+            f"{out} is a pdg artifact that also holds other files ({shown}); pdg will not "
+            "replace them (move them out, or give another path)"
+        )
+
+
+def _manifest_parts(path: Path) -> set[str] | None:
+    """The top-level names of the parts a pdg manifest lists; None if
+    `path` is not a pdg manifest (missing, unreadable, or another JSON)."""
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(manifest, dict) or "format" not in manifest:
+        return None
+    if not isinstance(manifest.get("parts"), dict):
+        return None
+    return {str(name).split("/")[0] for name in manifest["parts"]}
+
+
+@contextmanager
+def writing_artifact(out: Path) -> Iterator[Path]:
+    """A scratch directory beside `out` for the artifact's files. When the
+    block ends without an error, the complete artifact replaces `out` in
+    one step (a reader sees the old artifact or the new one, never a mix or
+    nothing); after an error, Ctrl-C included, the scratch is removed and
+    `out` is untouched. A scratch that a killed compile left in the same
+    directory is removed first (see pdg.atomic_files)."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot create the directory {out.parent}: {e.strerror}") from None
+    clean_stale(out.parent)
+    check_output(out)
+    scratch = scratch_path(out)
+    try:
+        scratch.mkdir()
+    except OSError as e:
+        raise OutputError(f"cannot write into {out.parent}: {e.strerror}") from None
+    try:
+        yield scratch
+        pause_for_tests("artifact-complete")
+        try:
+            replace_directory(scratch, out, check_output)
+        except OSError as e:
+            raise OutputError(f"cannot put the artifact at {out}: {e.strerror}") from None
+    finally:
+        if os.path.lexists(scratch):
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _describe(graph) -> dict:

@@ -8,22 +8,26 @@ the compile options, the host, pdg's version and its compiler's own
 files), so a later process (the next run, a benchmark's timed run) loads
 it without compiling: no compiler in that process's time or memory. A
 changed program or compiler gives another key; old entries are left to
-whoever owns the directory. Finding an entry loads no MLIR (its libraries
-alone take some 80 MiB of a process's memory); only compiling does."""
+whoever owns the directory. A damaged entry (a part whose sha256 differs
+from its manifest's) is compiled again. Finding an entry loads no MLIR (its
+libraries alone take some 80 MiB of a process's memory); only compiling
+does."""
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from pdg import __version__
+from pdg.atomic_files import discard
 from pdg.frontend import Program
-from pdg.runtime.manifest import MANIFEST, host_target
+from pdg.runtime.manifest import ArtifactError, host_target, read_manifest
+
+from .toolchain import c_runtime
 
 PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -52,21 +56,17 @@ def build_artifact(
     text = program.to_mlir()
     key = _key(text, f"gpu=False vectorize={vectorize}")
     path = Path(cache) / f"{name}-{key}.pdgx"
-    if (path / MANIFEST).exists():
+    try:
+        read_manifest(path, __version__)  # every part's sha256, not only that it exists
         return Built(path, 0.0, True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Compiled beside, then renamed: a reader never sees half an artifact,
-    # and of two processes compiling the same key, the first rename wins.
-    scratch = path.with_name(f".{path.name}.{os.getpid()}")
-    try:
-        _compile(program, scratch, vectorize)
-    except BaseException:  # a program that does not compile leaves nothing
-        shutil.rmtree(scratch, ignore_errors=True)
-        raise
-    try:
-        scratch.rename(path)
-    except OSError:
-        shutil.rmtree(scratch, ignore_errors=True)
+    except ArtifactError:
+        pass
+    if os.path.lexists(path):  # a damaged entry: compiled again
+        discard(path)
+    # compile_module writes beside and renames into place: a reader never
+    # sees half an entry, and of two processes compiling the same key the
+    # last one's (identical) artifact stays.
+    _compile(program, path, vectorize)
     return Built(path, time.perf_counter() - start, False)
 
 
@@ -88,9 +88,10 @@ _FINGERPRINT: list[str] = []
 
 
 def _compiler_files() -> str:
-    """A digest of the compiler itself: its Python sources' contents and
-    its native extension's size and time (an edited checkout, or another
-    MLIR, compiles anew without a version bump)."""
+    """A digest of the compiler itself: its Python sources' contents, its
+    native extension's size and time, and the C runtime every program links
+    (an edited checkout, or another MLIR, compiles anew without a version
+    bump)."""
     if not _FINGERPRINT:
         h = hashlib.sha256()
         for f in sorted(PACKAGE.rglob("*.py")):
@@ -99,5 +100,7 @@ def _compiler_files() -> str:
         # from the sources when the install is editable; found, not loaded).
         stat = Path(importlib.util.find_spec("pdg._pdg_ext").origin).stat()
         h.update(f"{stat.st_size} {stat.st_mtime_ns}".encode())
+        archive, include = c_runtime()
+        h.update(archive.read_bytes() + (include / "pdg" / "runtime.h").read_bytes())
         _FINGERPRINT.append(h.hexdigest())
     return _FINGERPRINT[0]

@@ -8,10 +8,7 @@ allocation goes through the counting allocator of pdg's C runtime
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import platform
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -21,6 +18,8 @@ from mlir.passmanager import PassManager
 
 from pdg import _ext
 from pdg.ir.source import format_location
+
+from .toolchain import ToolchainError, c_runtime, linker, tool
 
 TO_LLVM = (
     "pdg-copies-to-linalg,pdg-parallelize-large-ops,pdg-register-tile-contractions,"
@@ -111,34 +110,6 @@ def _tell_llvm_what_it_cannot_see(module: ir.Module) -> None:
                 fn.attributes["linkage"] = internal
 
 
-class ToolchainError(Exception):
-    """A tool of the native build (mlir-translate, opt, llc, cc) is missing
-    or failed."""
-
-
-def _linker() -> str:
-    for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    raise ToolchainError(
-        "no C compiler found to link the compiled program (tried $CC, cc, gcc, clang); "
-        "install one (e.g. `apt install gcc`)"
-    )
-
-
-def _tool(package: str, name: str) -> str:
-    """A binary shipped in the `mlir` or `llvm` wheel (pinned with pdg)."""
-    spec = importlib.util.find_spec(package)
-    for root in spec.submodule_search_locations if spec else []:
-        path = Path(root) / "bin" / name
-        if path.is_file():
-            return str(path)
-    raise ToolchainError(
-        f"{name} is missing from the {package} wheel; run `bash tools/setup.sh` to "
-        "install the pinned MLIR/LLVM tools"
-    )
-
-
 def _run(args: list[str], what: str) -> None:
     result = subprocess.run(args, capture_output=True, text=True)
     if result.returncode != 0:
@@ -151,7 +122,7 @@ def _target() -> list[str]:
     CPU level, so that the library is the same on every x86-64 build host
     and runs on any x86-64 CPU with AVX2 and FMA (x86-64-v3)."""
     triple = subprocess.run(
-        [_tool("llvm", "llvm-config"), "--host-target"], capture_output=True, text=True
+        [tool("llvm", "llvm-config"), "--host-target"], capture_output=True, text=True
     ).stdout.strip()
     cpu = ["-mcpu=x86-64-v3"] if triple.startswith("x86_64") else []
     return [f"-mtriple={triple}", *cpu]
@@ -163,20 +134,6 @@ def _vector_math() -> tuple[list[str], list[str]]:
     if platform.machine() == "x86_64" and platform.system() == "Linux":
         return ["-vector-library=LIBMVEC"], ["-lmvec"]
     return [], []
-
-
-def c_runtime() -> tuple[Path, Path]:
-    """(the static library, its include directory) of pdg's C runtime,
-    installed beside the extension by the build (runtime/CMakeLists.txt)."""
-    spec = importlib.util.find_spec("pdg._pdg_ext")
-    root = Path(spec.origin).parent / "_runtime" if spec and spec.origin else None
-    library = root / "lib" / "libpdg_runtime.a" if root else None
-    if library is None or not library.is_file():
-        raise ToolchainError(
-            "pdg's C runtime (pdg/_runtime/lib/libpdg_runtime.a) is not installed; run "
-            "`bash tools/setup.sh` (or `pip install .`) to build it"
-        )
-    return library, root / "include"
 
 
 def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
@@ -196,7 +153,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
         (work / "program.mlir").write_text(str(module))
         _run(
             [
-                _tool("mlir", "mlir-translate"),
+                tool("mlir", "mlir-translate"),
                 "--mlir-to-llvmir",
                 str(work / "program.mlir"),
                 "-o",
@@ -206,7 +163,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
         )
         _run(
             [
-                _tool("llvm", "opt"),
+                tool("llvm", "opt"),
                 "-O3",
                 *target,
                 *vector_opt,
@@ -218,7 +175,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
         )
         _run(
             [
-                _tool("llvm", "llc"),
+                tool("llvm", "llc"),
                 "-O3",
                 *target,
                 "-relocation-model=pic",
@@ -235,7 +192,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
             sources.append(str(work / "support.c"))
         _run(
             [
-                _linker(),
+                linker(),
                 "-shared",
                 "-fPIC",
                 "-O2",

@@ -12,7 +12,7 @@ A whole training run is then one program; `checkpoint` saves and restores
 its state so that a resumed run computes what an uninterrupted one does.
 """
 
-from .checkpoint import load_checkpoint, save_checkpoint
+from .checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from .minimize import Training, clip_by_global_norm, minimize
 from .optimizers import SGD, Adam, AdamW, Optimizer
 from .schedules import constant, cosine, linear_warmup
@@ -21,6 +21,7 @@ __all__ = [
     "SGD",
     "Adam",
     "AdamW",
+    "CheckpointError",
     "Optimizer",
     "Training",
     "clip_by_global_norm",

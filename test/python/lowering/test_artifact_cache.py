@@ -55,16 +55,35 @@ def test_without_a_cache_the_artifact_is_in_the_work_dir(tmp_path):
 
 
 def test_a_compile_that_fails_late_leaves_nothing(tmp_path, monkeypatch):
-    """A failure after the artifact's directory was made (the native build)
+    """A failure after the artifact's files were begun (the native build)
     leaves neither an entry nor a half-written directory."""
     import pdg.lowering.artifact as artifact
 
-    def fails_late(module, out, **options):
-        out.mkdir(parents=True)
-        (out / "program.so").write_bytes(b"half")
+    def fails_late(module, library, support):
+        library.write_bytes(b"half")
         raise artifact.CompileError("the native build failed")
 
-    monkeypatch.setattr(artifact, "compile_module", fails_late)
+    monkeypatch.setattr(artifact, "build_library", fails_late)
     with pytest.raises(artifact.CompileError, match="native build"):
         build_artifact(scaled(2.0), "scaled", tmp_path, tmp_path / "cache")
     assert list((tmp_path / "cache").iterdir()) == []
+
+
+@pytest.mark.parametrize("damage", ["library", "manifest", "missing library"])
+def test_a_damaged_entry_is_compiled_again(tmp_path, damage):
+    """A cache hit is checked (every part's sha256): a damaged entry is not
+    returned as cached, but compiled again in its place."""
+    cache = tmp_path / "cache"
+    first = build_artifact(scaled(2.0), "scaled", tmp_path, cache)
+    library, manifest = first.path / "program.so", first.path / "manifest.json"
+    if damage == "library":
+        library.write_bytes(library.read_bytes()[:-100] + bytes(100))
+    elif damage == "manifest":
+        manifest.write_text(manifest.read_text()[:40])
+    else:
+        library.unlink()
+    again = build_artifact(scaled(2.0), "scaled", tmp_path, cache)
+    assert not again.cached and again.path == first.path
+    np.testing.assert_array_equal(run(again.path), 2.0 * np.arange(6).reshape(2, 3))
+    assert build_artifact(scaled(2.0), "scaled", tmp_path, cache).cached
+    assert [p.name for p in cache.iterdir()] == [first.path.name]

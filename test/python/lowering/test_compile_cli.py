@@ -5,6 +5,7 @@ mistakes as one line on stderr with exit code 1."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from conftest import REPO_ROOT
 from pdg.cli.main import main
 
@@ -76,3 +77,63 @@ def test_03_mistakes_are_one_line(tmp_path, capsys):
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err
         assert len(err.strip().splitlines()) == 1
+
+
+def not_an_npz(tmp_path, kind: str):
+    good = tmp_path / "good.npz"
+    np.savez(good, x0=np.zeros(3, np.float32))
+    path = tmp_path / f"{kind}.npz"
+    if kind == "npy":
+        path = tmp_path / "x0.npy"
+        np.save(path, np.zeros(3, np.float32))
+    elif kind == "cut":
+        path.write_bytes(good.read_bytes()[:-30])
+    elif kind == "garbled":
+        data = bytearray(good.read_bytes())
+        data[40:80] = bytes(40)
+        path.write_bytes(bytes(data))
+    else:
+        path.write_bytes(b"")
+    return path
+
+
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("npy", "holds one unnamed array (.npy)"),
+        ("cut", "cannot read --inputs"),
+        ("garbled", "cannot read --inputs"),
+        ("empty", "the file is empty or cut short"),
+    ],
+)
+def test_04_inputs_that_are_not_an_npz_are_one_line(tmp_path, capsys, kind, message):
+    """A .npy, a damaged .npz or an empty file given as --inputs is the
+    user's mistake: one line with what to give instead, exit code 1."""
+    path = not_an_npz(tmp_path, kind)
+    args = ["run", "--interpret", str(PROGRAM), "--symbols", "B=3", "--inputs", str(path)]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert message in err and "numpy.savez" in err, err
+    assert "internal error" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_05_a_script_that_exits_early_is_reported(tmp_path, capsys):
+    """sys.exit() in a program script is reported, not passed through as
+    pdg's own exit code with no message."""
+    script = tmp_path / "exits.py"
+    script.write_text("import sys\nsys.exit(3)\n")
+    assert main(["compile", str(script), "-o", str(tmp_path / "a.pdgx")]) == 1
+    err = capsys.readouterr().err
+    assert f"{script} exited early (sys.exit(3)) before defining `program`" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "a.pdgx").exists()
+
+
+def test_06_viz_into_a_missing_directory_is_one_line(tmp_path, capsys):
+    out = tmp_path / "missing_dir" / "g.svg"
+    assert main(["viz", str(PROGRAM), "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"pdg: error: cannot write {out.with_suffix('.dot')}: No such file or directory "
+        f"(create {out.parent} first)\n"
+    )

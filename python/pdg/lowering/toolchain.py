@@ -1,0 +1,53 @@
+"""Where the native build's tools are: the C compiler that links, the
+MLIR/LLVM binaries of the pinned wheels, and pdg's C runtime library.
+Finding them loads no MLIR (the artifact cache asks for the runtime's
+digest on every hit)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+
+class ToolchainError(Exception):
+    """A tool of the native build (mlir-translate, opt, llc, cc) is missing
+    or failed."""
+
+
+def linker() -> str:
+    for name in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    raise ToolchainError(
+        "no C compiler found to link the compiled program (tried $CC, cc, gcc, clang); "
+        "install one (e.g. `apt install gcc`)"
+    )
+
+
+def tool(package: str, name: str) -> str:
+    """A binary shipped in the `mlir` or `llvm` wheel (pinned with pdg)."""
+    spec = importlib.util.find_spec(package)
+    for root in spec.submodule_search_locations if spec else []:
+        path = Path(root) / "bin" / name
+        if path.is_file():
+            return str(path)
+    raise ToolchainError(
+        f"{name} is missing from the {package} wheel; run `bash tools/setup.sh` to "
+        "install the pinned MLIR/LLVM tools"
+    )
+
+
+def c_runtime() -> tuple[Path, Path]:
+    """(the static library, its include directory) of pdg's C runtime,
+    installed beside the extension by the build (runtime/CMakeLists.txt)."""
+    spec = importlib.util.find_spec("pdg._pdg_ext")
+    root = Path(spec.origin).parent / "_runtime" if spec and spec.origin else None
+    library = root / "lib" / "libpdg_runtime.a" if root else None
+    if library is None or not library.is_file():
+        raise ToolchainError(
+            "pdg's C runtime (pdg/_runtime/lib/libpdg_runtime.a) is not installed; run "
+            "`bash tools/setup.sh` (or `pip install .`) to build it"
+        )
+    return library, root / "include"

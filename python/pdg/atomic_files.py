@@ -32,6 +32,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from pdg.interrupts import check_interrupts
+
 SCRATCH = "scratch"
 OLD = "old"
 
@@ -49,8 +51,9 @@ def pause_for_tests(point: str) -> None:
     if os.environ.get(PAUSE_ENV) == point:
         sys.stderr.write(f"pdg: test pause at {point}\n")
         sys.stderr.flush()
-        while True:
-            time.sleep(60)
+        while True:  # a SIGINT deferred by a compile is taken here
+            time.sleep(0.05)
+            check_interrupts()
 
 
 def _host() -> str:

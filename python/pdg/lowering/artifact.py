@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +23,7 @@ from pdg import __version__, _ext
 from pdg.analysis.graph import read_graph
 from pdg.analysis.memory import peak, report_lines, stores_of
 from pdg.atomic_files import clean_stale, pause_for_tests, replace_directory, scratch_path
+from pdg.interrupts import deferred_interrupts
 from pdg.ir.source import format_location
 from pdg.passes.pipeline import parse_pipeline, run_pipeline
 from pdg.passes.registry import PassError
@@ -84,9 +85,22 @@ def compile_module(
     `vectorize`, a batch dim (`True`: `b`, or the dim's name) is folded into
     the point type first. `check_indices=False` drops the bounds checks of
     reads at data-dependent indices (a bad token id then reads outside its
-    table): only to measure what they cost."""
+    table): only to measure what they cost. Ctrl-C stops it at the end
+    of a phase (pdg.lowering.interrupts)."""
     out = Path(out)
     check_output(out)  # before the work, not only when writing
+    with deferred_interrupts() as interrupts:
+        return _compile(module, out, gpu, vectorize, check_indices, interrupts.check)
+
+
+def _compile(
+    module: ir.Module,
+    out: Path,
+    gpu: bool,
+    vectorize: bool | str,
+    check_indices: bool,
+    check_interrupt: Callable[[], None],
+) -> Compiled:
     graphs = [op for op in module.body.operations if op.operation.name == "pdg.graph"]
     if len(graphs) != 1:
         raise CompileError(
@@ -101,6 +115,7 @@ def compile_module(
         now = time.perf_counter()
         seconds[name] = now - clock
         clock = now
+        check_interrupt()
 
     if vectorize and not (vectorize is True or str(vectorize).isidentifier()):
         raise CompileError(f"vectorize names a dim, got {vectorize!r}")

@@ -243,3 +243,14 @@ def test_13_the_cli_exits_130_on_sigint(tmp_path_factory, tmp_path):
     out, err = child.communicate(timeout=60)
     assert child.returncode == 130, (out, err)
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("bad", ["99999", "-1"])
+def test_14_the_decode_example_reports_a_token_id_outside_the_vocabulary(bad):
+    done = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "examples" / "decode.py"), "--prompts", f"3 {bad}", "4 5"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert f"index {bad} is out of range 0..63" in done.stderr
+    assert "at b=0, t=1" in done.stderr and "Traceback" not in done.stderr

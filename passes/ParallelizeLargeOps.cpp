@@ -3,8 +3,17 @@
 // The driver runs the points of a node in parallel, but a node with one
 // point (a contraction over all points, a batched product) is a single body
 // call. Its large linalg ops are split here along their first parallel loop
-// into one tile per thread of the pool, as an scf.parallel that
-// convert-scf-to-openmp hands to the pool (pdg.lowering.threads).
+// into tiles, as an scf.parallel that convert-scf-to-openmp hands to the
+// pool (pdg.lowering.threads).
+//
+// The tiles do not depend on the number of threads. Elements on a tile's
+// edge may be computed by other code than those inside: a vectorized loop's
+// scalar remainder (glibc's scalar expf and libmvec's vector one round some
+// inputs differently), a register tile's remainder in
+// pdg-register-tile-contractions. With one tile per thread, which elements
+// those are changed with the thread count, and so did the bits. The tile
+// size is a function of the extent alone, and the pool shares out the
+// tiles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,10 +37,17 @@ using namespace mlir;
 
 namespace {
 
-constexpr StringLiteral kSlots = "pdg_thread_slots";
 constexpr StringLiteral kInParallelLoop = "pdg.in_parallel_loop";
 /// What a dynamic extent counts as when weighing an op's work.
 constexpr int64_t kDynamicGuess = 64;
+/// The most tiles a loop is cut into: enough for the pool's largest team
+/// (64 threads) to share, few enough that a tile still holds 1 K points.
+constexpr int64_t kTiles = 64;
+/// Tile sizes are multiples of the register tiles of
+/// pdg-register-tile-contractions, so that a tile's edge cuts none: 4 rows,
+/// and along the output's last dim up to 8 vectors of 8 lanes.
+constexpr int64_t kRowsAlign = 4;
+constexpr int64_t kColumnsAlign = 64;
 
 /// The iteration points of `op`, dynamic extents counted as kDynamicGuess
 /// (saturating: only the comparison with the threshold matters).
@@ -53,6 +69,34 @@ std::optional<unsigned> splitLoop(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
+/// What the tile size along loop `dim` is a multiple of: the columns of a
+/// register tile when `dim` is the output's last dim, else its rows.
+int64_t alignment(linalg::LinalgOp op, unsigned dim) {
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (out.getNumResults() > 0) {
+    auto last = dyn_cast<AffineDimExpr>(out.getResults().back());
+    if (last && last.getPosition() == dim)
+      return kColumnsAlign;
+  }
+  return kRowsAlign;
+}
+
+/// The tile size along a loop of `extent` points: ceil(extent / kTiles)
+/// rounded up to a multiple of `align`, so at least `align` (never 0, which
+/// tiling reads as "not tiled").
+int64_t tileSize(int64_t extent, int64_t align) {
+  return llvm::alignTo(llvm::divideCeil(std::max<int64_t>(extent, 1), kTiles), align);
+}
+
+/// tileSize() of a dynamic extent, computed where the op runs.
+Value tileSize(OpBuilder &b, Location loc, Value extent, int64_t align) {
+  Value tiles = arith::ConstantIndexOp::create(b, loc, kTiles);
+  Value step = arith::ConstantIndexOp::create(b, loc, align);
+  Value each = arith::CeilDivUIOp::create(b, loc, extent, tiles);
+  Value size = arith::MulIOp::create(b, loc, arith::CeilDivUIOp::create(b, loc, each, step), step);
+  return arith::MaxUIOp::create(b, loc, size, step);
+}
+
 /// True if `op` already runs on many threads: inside a parallel loop, or in
 /// a function the driver calls inside one (marked `pdg.in_parallel_loop`).
 /// Splitting it again would only add the cost of a team of one per call.
@@ -63,17 +107,6 @@ bool runsInParallel(linalg::LinalgOp op) {
   return fn && fn->hasAttr(kInParallelLoop);
 }
 
-/// `@pdg_thread_slots() -> index`, declared in `module` if it is not yet.
-func::FuncOp slotsFunction(ModuleOp module) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(kSlots))
-    return fn;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto type = b.getFunctionType({}, {b.getIndexType()});
-  auto fn = func::FuncOp::create(b, module.getLoc(), kSlots, type);
-  fn.setPrivate();
-  return fn;
-}
-
 struct ParallelizeLargeOps
     : mlir::pdg::impl::PdgParallelizeLargeOpsBase<ParallelizeLargeOps> {
   using Base::Base;
@@ -82,32 +115,34 @@ struct ParallelizeLargeOps
     ModuleOp module = getOperation();
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics() && op.getNumLoops() > 0 && work(op) >= minWork &&
-          splitLoop(op) && !runsInParallel(op))
+      if (op.hasPureBufferSemantics() && op.getNumLoops() > 0 && op.getNumDpsInits() > 0 &&
+          work(op) >= minWork && splitLoop(op) && !runsInParallel(op))
         ops.push_back(op);
     });
-    if (ops.empty())
-      return;
-    func::FuncOp slots = slotsFunction(module);
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       unsigned dim = *splitLoop(op);
+      int64_t align = alignment(op, dim);
+      int64_t extent = op.getStaticLoopRanges()[dim];
       Location loc = op.getLoc();
       rewriter.setInsertionPoint(op);
-      // Tile size ceil(extent / threads): one tile per thread.
-      SmallVector<Range> loopRanges = op.createLoopRanges(rewriter, loc);
-      Value extent = getValueOrCreateConstantIndexOp(rewriter, loc, loopRanges[dim].size);
-      Value threads = func::CallOp::create(rewriter, loc, slots, ValueRange{}).getResult(0);
-      Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      Value size = arith::CeilDivUIOp::create(rewriter, loc, extent, threads);
-      // An empty extent would give tiles of size 0, which tiling reads as
-      // "not tiled": at least 1.
-      size = arith::MaxUIOp::create(rewriter, loc, size, one);
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      SmallVector<Value, 4> sizes(op.getNumLoops(), zero);
-      sizes[dim] = size;
+      // Tile sizes: 0 (not tiled) but along `dim`.
       linalg::LinalgTilingOptions options;
-      options.setTileSizes(sizes).setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
+      options.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
+      if (ShapedType::isDynamic(extent)) {
+        SmallVector<Range> loopRanges = op.createLoopRanges(rewriter, loc);
+        Value n = getValueOrCreateConstantIndexOp(rewriter, loc, loopRanges[dim].size);
+        SmallVector<Value, 4> sizes(op.getNumLoops(),
+                                    arith::ConstantIndexOp::create(rewriter, loc, 0));
+        sizes[dim] = tileSize(rewriter, loc, n, align);
+        options.setTileSizes(sizes);
+      } else if (extent > tileSize(extent, align)) {
+        SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+        sizes[dim] = tileSize(extent, align);
+        options.setTileSizes(sizes);
+      } else {
+        continue; // one tile: stays whole
+      }
       FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, op, options);
       if (failed(tiled))
         continue; // stays whole, on one thread

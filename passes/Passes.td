@@ -134,30 +134,34 @@ def PdgRegisterTileContractions
 }
 
 def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp"> {
-  let summary = "Split large linalg ops on buffers into one tile per thread";
+  let summary = "Split large linalg ops on buffers into tiles the thread pool shares";
   let description = [{
     A node computed once (a weight's gradient summed over every point, a
     batched matrix product) is one body call: the driver's parallel loops
     cannot share it out. This pass tiles each linalg op on memrefs whose
     iteration space holds at least `min-work` points (a dynamic extent
-    counts as 64) along its first parallel loop, into as many tiles as the
-    thread pool has threads (`@pdg_thread_slots`, declared if missing), as
-    an scf.parallel; convert-scf-to-openmp and the pool run the tiles. Ops
-    already inside an scf.parallel, or in a function marked
-    `pdg.in_parallel_loop` (a body the driver calls inside its parallel
-    loops), stay whole, as do ops on tensors and ops without a parallel
-    loop.
+    counts as 64) along its first parallel loop, as an scf.parallel;
+    convert-scf-to-openmp and the pool run the tiles. The tile size is a
+    function of the loop's extent alone, never of the thread count:
+    ceil(extent / 64) rounded up to a multiple of 64 along the output's last
+    dim and of 4 along another (the register tiles of
+    pdg-register-tile-contractions), so at most 64 tiles. Which elements
+    share a tile (and so which run a vectorized loop's remainder or a
+    register tile's edge) is then the same on every thread count, and so
+    are the results. Ops already inside an scf.parallel, or in a function
+    marked `pdg.in_parallel_loop` (a body the driver calls inside its
+    parallel loops), stay whole, as do ops on tensors, ops without a
+    parallel loop and ops whose static extent fits one tile.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"65536",
            "iteration points below which an op stays on one thread">
   ];
   let statistics = [
-    Statistic<"numSplit", "split", "linalg ops split into per-thread tiles">
+    Statistic<"numSplit", "split", "linalg ops split into tiles">
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-                           "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::affine::AffineDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect"];
 }
 
 def PdgInlineAllocaScopes : Pass<"pdg-inline-alloca-scopes"> {

@@ -1,22 +1,20 @@
-// pdg-parallelize-large-ops: a large linalg op on buffers becomes one tile
-// per thread of the pool (@pdg_thread_slots) along its first parallel loop.
+// pdg-parallelize-large-ops: a large linalg op on buffers becomes tiles
+// along its first parallel loop, run by the pool as an scf.parallel. The
+// tile size depends on the extent alone, never on the thread count:
+// ceil(extent / 64), rounded up to a multiple of 4 (64 along the output's
+// last dim).
 // RUN: pdg-opt %s --pdg-parallelize-large-ops | FileCheck %s
 // RUN: pdg-opt %s --pdg-parallelize-large-ops=min-work=1000000000 | FileCheck %s --check-prefix=HIGH
 
 // A weight's gradient, summed over a dynamic number of points (the
 // reduction, first) into 128 x 64: split along its rows, the first parallel
-// loop; the tile is ceil(128 / threads), at least 1.
+// loop, into 32 tiles of 4 rows (ceil(128 / 64) = 2, rounded up to 4).
 // CHECK-LABEL: func.func @weight_gradient(
 // CHECK-SAME: %[[X:[^:]*]]: memref<?x128xf32>, %[[G:[^:]*]]: memref<?x64xf32>, %[[DW:[^:]*]]: memref<128x64xf32>)
-// CHECK: %[[ROWS:.*]] = arith.constant 128 : index
-// CHECK: %[[THREADS:.*]] = call @pdg_thread_slots() : () -> index
-// CHECK: %[[ONE:.*]] = arith.constant 1 : index
-// CHECK: %[[CEIL:.*]] = arith.ceildivui %[[ROWS]], %[[THREADS]] : index
-// CHECK: %[[TILE:.*]] = arith.maxui %[[CEIL]], %[[ONE]] : index
-// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%{{.*}}) step (%[[TILE]]) {
-// CHECK:   %[[N:.*]] = affine.min
-// CHECK:   %[[XT:.*]] = memref.subview %[[X]][0, %[[I]]] [%{{.*}}, %[[N]]] [1, 1]
-// CHECK:   %[[DWT:.*]] = memref.subview %[[DW]][%[[I]], 0] [%{{.*}}, 64] [1, 1]
+// CHECK-NOT: pdg_thread_slots
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%c128{{(_[0-9]+)?}}) step (%c4{{(_[0-9]+)?}}) {
+// CHECK:   %[[XT:.*]] = memref.subview %[[X]][0, %[[I]]] [%{{.*}}, 4] [1, 1]
+// CHECK:   %[[DWT:.*]] = memref.subview %[[DW]][%[[I]], 0] [4, 64] [1, 1]
 // CHECK:   linalg.generic
 // CHECK-SAME: ins(%[[XT]], %[[G]] :
 // CHECK-SAME: outs(%[[DWT]] :
@@ -38,6 +36,40 @@ func.func @weight_gradient(%x: memref<?x128xf32>, %g: memref<?x64xf32>, %dw: mem
   return
 }
 
+// A matrix-vector product split along the output's last dim: tiles of a
+// multiple of 64 columns (ceil(5000 / 64) = 79, rounded up to 128), the
+// last one shorter.
+// CHECK-LABEL: func.func @columns(
+// CHECK-SAME: %[[V:[^:]*]]: memref<96xf32>, %[[W:[^:]*]]: memref<96x5000xf32>, %[[Y:[^:]*]]: memref<5000xf32>)
+// CHECK: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%c5000{{(_[0-9]+)?}}) step (%c128{{(_[0-9]+)?}}) {
+// CHECK:   %[[N:.*]] = affine.min #{{.*}}(%[[J]])
+// CHECK:   memref.subview %[[W]][0, %[[J]]] [96, %[[N]]] [1, 1]
+// CHECK:   memref.subview %[[Y]][%[[J]]] [%{{.*}}] [1]
+// CHECK:   linalg.generic
+// CHECK:   scf.reduce
+func.func @columns(%v: memref<96xf32>, %w: memref<96x5000xf32>, %y: memref<5000xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>,
+                     affine_map<(n, k) -> (n)>],
+    iterator_types = ["parallel", "reduction"]
+  } ins(%v, %w : memref<96xf32>, memref<96x5000xf32>) outs(%y : memref<5000xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A static extent that one tile holds (4 rows: a tile of 4): whole.
+// CHECK-LABEL: func.func @one_tile(
+// CHECK-NOT: scf.parallel
+// CHECK: linalg.copy
+func.func @one_tile(%a: memref<4x32768xf32>, %c: memref<4x32768xf32>) {
+  linalg.copy ins(%a : memref<4x32768xf32>) outs(%c : memref<4x32768xf32>)
+  return
+}
+
 // Below the threshold (64 K points by default): whole.
 // CHECK-LABEL: func.func @small(
 // CHECK-NOT: scf.parallel
@@ -47,13 +79,18 @@ func.func @small(%a: memref<64x64xf32>, %c: memref<64x64xf32>) {
   return
 }
 
-// A dynamic extent: the tile comes from memref.dim.
+// A dynamic extent: the tile is computed from memref.dim where the op runs,
+// ceil(ceil(rows / 64) / 4) * 4, at least 4.
 // CHECK-LABEL: func.func @dynamic_rows(
 // CHECK-SAME: %[[A:[^:]*]]: memref<?x1024xf32>
 // CHECK: %[[D:.*]] = memref.dim %[[A]], %{{.*}} : memref<?x1024xf32>
-// CHECK: %[[T:.*]] = call @pdg_thread_slots()
-// CHECK: arith.ceildivui %[[D]], %[[T]]
-// CHECK: scf.parallel
+// CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[EACH:.*]] = arith.ceildivui %[[D]], %[[C64]] : index
+// CHECK: %[[FOURS:.*]] = arith.ceildivui %[[EACH]], %[[C4]] : index
+// CHECK: %[[ALIGNED:.*]] = arith.muli %[[FOURS]], %[[C4]] : index
+// CHECK: %[[T:.*]] = arith.maxui %[[ALIGNED]], %[[C4]] : index
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%{{.*}}) step (%[[T]])
 // CHECK: linalg.copy
 func.func @dynamic_rows(%a: memref<?x1024xf32>, %c: memref<?x1024xf32>) {
   linalg.copy ins(%a : memref<?x1024xf32>) outs(%c : memref<?x1024xf32>)
@@ -109,6 +146,5 @@ func.func @tensors(%a: tensor<512x512xf32>, %c: tensor<512x512xf32>) -> tensor<5
   return %r : tensor<512x512xf32>
 }
 
-// Declared once, at the end.
-// CHECK: func.func private @pdg_thread_slots() -> index
-// CHECK-NOT: @pdg_thread_slots()
+// The thread count is never asked for.
+// CHECK-NOT: pdg_thread_slots

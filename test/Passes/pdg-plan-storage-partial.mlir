@@ -1,7 +1,10 @@
 // A value read only by its sum over the batch (a weight-sized value per
-// example, summed for the step's update) is stored as one partial sum per
-// thread: `partial`, extents of 1. Lowered, its points add into the slot of
-// the thread running them, and the sum adds the threads' slots up.
+// example, summed for the step's update) is stored as partial sums:
+// `partial`, extents of 1. Lowered, the batch is cut into min(B, 16) chunks
+// of consecutive examples (never one per thread: the order of the additions
+// must not depend on the thread count), each chunk adds its examples in
+// order into its own partial sum, and the sum adds the chunks' partials up
+// in order.
 // RUN: pdg-opt %s --split-input-file --pdg-plan-storage | FileCheck %s --check-prefix=STORE
 // RUN: pdg-opt %s --split-input-file --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops | FileCheck %s
 
@@ -13,22 +16,34 @@
 // STORE: %s = pdg.node "s" {{.*}}#pdg.store<window, [2]>
 
 // CHECK-LABEL: func.func @pdg_per_example(
+// CHECK-SAME: %{{[^:]*}}: index, %[[B:[^:]*]]: index)
+// CHECK: %[[MOST:.*]] = arith.constant 16 : index
+// CHECK: %[[CHUNKS:.*]] = arith.minui %[[B]], %[[MOST]] : index
+// CHECK: %[[PARTIAL:.*]] = memref.alloc(%[[CHUNKS]]) : memref<?x4xf32>
+//   The body's scratch: one per thread (a thread runs one point at a time).
 // CHECK: %[[THREADS:.*]] = {{(func\.)?}}call @pdg_thread_slots() : () -> index
-// CHECK: %[[PARTIAL:.*]] = memref.alloc(%[[THREADS]]) : memref<?x4xf32>
 // CHECK: %[[SCRATCH:.*]] = memref.alloc(%[[THREADS]]) : memref<?x4xf32>
 // CHECK: scf.for
 // CHECK:   call @per_example_w_1_into(
-//   Every thread's sum starts at zero, then the points add into them.
+//   Every chunk's sum starts at zero; a parallel loop over the chunks.
 // CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[PARTIAL]] : memref<?x4xf32>)
-// CHECK:   scf.parallel
-// CHECK:     %[[T:.*]] = {{(func\.)?}}call @pdg_thread_index() : () -> index
-// CHECK:     %[[MINE:.*]] = memref.subview %[[SCRATCH]][%[[T]], %{{.*}}] [1, 4] [1, 1]
-// CHECK:     %[[SUM:.*]] = memref.subview %[[PARTIAL]][%[[T]], %{{.*}}] [1, 4] [1, 1]
-// CHECK:     %[[DEST:.*]] = memref.cast %[[MINE]]
-// CHECK:     func.call @per_example_e_0_into(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[DEST]])
-// CHECK:     linalg.generic {{.*}} ins(%[[MINE]] : {{.*}}) outs(%[[SUM]] : {{.*}})
-// CHECK:       arith.addf
-//   s does not run its body: it adds the partials up.
+// CHECK:   scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[CHUNKS]]) step (%[[ONE:.*]]) {
+//   Chunk c: the examples [c * B / chunks, (c + 1) * B / chunks), in order.
+// CHECK:     %[[NEXT:.*]] = arith.addi %[[C]], %[[ONE]] : index
+// CHECK:     %[[LO_B:.*]] = arith.muli %[[C]], %[[B]] : index
+// CHECK:     %[[LO:.*]] = arith.divui %[[LO_B]], %[[CHUNKS]] : index
+// CHECK:     %[[HI_B:.*]] = arith.muli %[[NEXT]], %[[B]] : index
+// CHECK:     %[[HI:.*]] = arith.divui %[[HI_B]], %[[CHUNKS]] : index
+// CHECK:     scf.for %{{.*}} = %[[LO]] to %[[HI]] step %[[ONE]] {
+// CHECK:       %[[T:.*]] = {{(func\.)?}}call @pdg_thread_index() : () -> index
+// CHECK:       %[[MINE:.*]] = memref.subview %[[SCRATCH]][%[[T]], %{{.*}}] [1, 4] [1, 1]
+// CHECK:       %[[SUM:.*]] = memref.subview %[[PARTIAL]][%[[C]], %{{.*}}] [1, 4] [1, 1]
+// CHECK:       %[[DEST:.*]] = memref.cast %[[MINE]]
+// CHECK:       func.call @per_example_e_0_into(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[DEST]])
+// CHECK:       linalg.generic {{.*}} ins(%[[MINE]] : {{.*}}) outs(%[[SUM]] : {{.*}})
+// CHECK:         arith.addf
+// CHECK:     scf.reduce
+//   s does not run its body: it adds the partials up, chunk after chunk.
 // CHECK-NOT: per_example_s_0_into
 // CHECK:   %[[S:.*]] = memref.subview
 // CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[S]] :
@@ -131,6 +146,62 @@ pdg.graph @not_sums {
     %0 = tensor.empty() : tensor<4xf32>
     %1 = linalg.fill ins(%one : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
     %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<?x4xf32>) outs(%1 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %3 = arith.addf %in, %out : f32
+      linalg.yield %3 : f32
+    } -> tensor<4xf32>
+    pdg.yield %2 : tensor<4xf32>
+  }
+  pdg.output "w" %w : !w
+}
+
+// -----
+
+!w = !pdg.value<[i], tensor<4xf32>>
+!e = !pdg.value<[i, p, g], tensor<4xf32>>
+
+// Summed over two dims (a prompt's group of 3 completions, P prompts): the
+// chunks cut the P * 3 points in row-major order, and each point's (p, g)
+// comes back from its position.
+// STORE-LABEL: pdg.graph @per_completion
+// STORE: %e = pdg.node "e" {{.*}}#pdg.store<partial, [1, 1, 1]>
+
+// CHECK-LABEL: func.func @pdg_per_completion(
+// CHECK-SAME: %{{[^:]*}}: index, %[[P:[^:]*]]: index)
+// CHECK: %[[THREE:.*]] = arith.constant 3 : index
+// CHECK: %[[POINTS:.*]] = arith.muli %[[P]], %[[THREE]] : index
+// CHECK: %[[CHUNKS:.*]] = arith.minui %[[POINTS]], %{{.*}} : index
+// CHECK: %[[PARTIAL:.*]] = memref.alloc(%[[CHUNKS]]) : memref<?x4xf32>
+// CHECK: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[CHUNKS]])
+// CHECK:   scf.for %[[AT:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:     %[[G:.*]] = arith.remui %[[AT]], %[[G3:.*]] : index
+// CHECK:     %[[PP:.*]] = arith.divui %[[AT]], %[[G3]] : index
+// CHECK:     func.call @per_completion_e_0_into(%{{.*}}, %{{.*}}, %{{.*}}, %[[PP]], %[[G]], %{{.*}})
+// CHECK:   scf.reduce
+// CHECK: linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[PARTIAL]] : memref<?x4xf32>)
+pdg.graph @per_completion {
+  pdg.dim @i < launch I
+  pdg.dim @p < launch P
+  pdg.dim @g < 3
+  %x = pdg.input "x" : !pdg.value<[p, g], tensor<4xf32>>
+  %w0 = pdg.input "w0" : !pdg.value<[], tensor<4xf32>>
+  %w = pdg.node "w" [i] -> tensor<4xf32>
+    case (i == 0) (%v = %w0[] : !pdg.value<[], tensor<4xf32>>) {
+      pdg.yield %v : tensor<4xf32>
+    }
+    case (i >= 1) (%v = %w[i - 1] : !w, %s1 = %s[i - 1] : !w) {
+      %n = arith.subf %v, %s1 : tensor<4xf32>
+      pdg.yield %n : tensor<4xf32>
+    }
+  %e = pdg.node "e" [i, p, g] (%a = %x[p, g] : !pdg.value<[p, g], tensor<4xf32>>, %v = %w[i] : !w) -> tensor<4xf32> {
+    %m = arith.mulf %a, %v : tensor<4xf32>
+    pdg.yield %m : tensor<4xf32>
+  }
+  %s = pdg.node "s" [i] (%a = %e[i, 0 : P, 0 : 3] : !e) -> tensor<4xf32> {
+    %zero = arith.constant 0.0 : f32
+    %0 = tensor.empty() : tensor<4xf32>
+    %1 = linalg.fill ins(%zero : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>], iterator_types = ["reduction", "reduction", "parallel"]} ins(%a : tensor<?x3x4xf32>) outs(%1 : tensor<4xf32>) {
     ^bb0(%in: f32, %out: f32):
       %3 = arith.addf %in, %out : f32
       linalg.yield %3 : f32

@@ -4,10 +4,12 @@ their parallel dims.
 A weight's gradient per completion (`g[p, i, g]`, a contraction over that
 completion's steps) is read by one node only, the sum over every prompt
 and completion `s[i] = sum g[0 : P, i, 0 : G]`. Keeping every g[p, i, g]
-costs P * G copies of the weight and a second pass over them. Instead each
-thread of the pool adds the points it computes into its own partial sum,
-and the sum's node adds the few partials up: the store is `partial`, one
-point per thread (the lowering's partials.py).
+costs P * G copies of the weight and a second pass over them. Instead the
+points are cut into a few chunks of consecutive points (a fixed number,
+not one per thread, so that the sum's bits do not depend on the thread
+count), each chunk adds its points into its own partial sum, and the sum's
+node adds the few partials up: the store is `partial`, one point per chunk
+(the lowering's partials.py).
 
 The sum is recognized in the reader's body: a zero fill, then one
 linalg.generic that adds its only input into it, reducing exactly the
@@ -24,7 +26,7 @@ FLOATS = ("f16", "bf16", "f32", "f64")
 
 def partial_sums(graph: Graph, roles: dict[str, str]) -> dict[int, Value]:
     """id(value) -> the sum that is its only reader, for each value whose
-    store can be per-thread partial sums."""
+    store can be partial sums."""
     readers: dict[int, list] = {id(v): [] for v in graph.values}
     for read in graph.reads:
         readers[id(read.producer)].append(read)

@@ -14,9 +14,9 @@ distance back any read looks, from isl (`Polyhedral.upper_bound`):
 A read from a consumer that lacks the dim needs every step (x[b, 0 : T]
 after the loop: full) unless it reads only the last few (acc[b, T - 1]: a
 window of those). A program output needs every step. Inputs are given by
-the caller. A value read only by a sum over its parallel dims keeps one
-partial sum per thread (`partial`, partial_sums.py; extents of 1: the
-report counts one thread's)."""
+the caller. A value read only by a sum over its parallel dims keeps a
+partial sum per chunk of its points (`partial`, partial_sums.py; extents
+of 1: the report counts one chunk's)."""
 
 from __future__ import annotations
 

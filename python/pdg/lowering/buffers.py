@@ -7,8 +7,8 @@ Per domain dim a buffer is indexed by one of:
   mod    the coordinate modulo the window or block size (circular buffer)
   grow   the coordinate, in a buffer whose capacity doubles as steps come
          (a dynamic dim's full store)
-A `partial` store has no dims of the domain: one slot per thread of the
-pool (partials.py).
+A `partial` store has no dims of the domain: one slot per chunk of its
+points (partials.py).
 Point dims of symbolic size (`?`) get a slot of the largest size the value
 can take; the actual sizes of each slot live in a side buffer."""
 
@@ -72,7 +72,7 @@ def plan_buffer(
     `largest(sizes)` the largest of several such sizes (an SSA name when
     one is; None: unknown here)."""
     v = store.value
-    if store.kind == "partial":  # one point per thread of the pool (partials.py)
+    if store.kind == "partial":  # one point per chunk of its points (partials.py)
         point = [int(d) for d in v.shape]
         return Buffer(v, "partial", [], point, MemRef((DYNAMIC, *point), v.element))
     modes: list[tuple[str, int | str | None]] = []

@@ -10,7 +10,7 @@ while it is alive. No Python runs between steps.
 
 The Driver holds the emission state; views.py (reading and writing store
 slots), loops.py (the loop, sequence ends, growth) and partials.py (sums
-kept per thread) are its parts."""
+kept in chunks) are its parts."""
 
 from __future__ import annotations
 
@@ -79,6 +79,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         self.buffers: dict[int, Buffer] = {}
         self.scratch: dict[tuple, tuple[str, MemRef]] = {}
         self.thread_slots: str | None = None  # SSA: the pool's threads (scratch windows)
+        self.partial_chunks: dict[int, str] = {}  # partials.py: id(value) -> its chunks (SSA)
         self.in_parallel = False  # emitting the inside of a parallel loop
         self.parallel_wrappers: set[str] = set()  # wrappers called there
         self.dynamic: dict[str, Loop] = {}  # dynamic dim -> its sequences (loops.py)
@@ -148,8 +149,9 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
             if store.kind == "input":
                 buf.ssa = graph_args[id(store.value)]
                 continue
-            if store.kind == "partial":
-                buf.ssa = w.op(f"memref.alloc({self.thread_count()}) : {buf.type}", "store")
+            if store.kind == "partial":  # a partial sum per chunk (partials.py)
+                chunks = self.chunk_count(store.value)
+                buf.ssa = w.op(f"memref.alloc({chunks}) : {buf.type}", "store")
                 continue
             sizes = []
             for (mode, size), extent in zip(buf.modes, buf.type.shape, strict=False):
@@ -216,8 +218,9 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
             self.sum_partials(node, point)
             return
         free = [d for d in v.domain if d not in point]
-        if id(v) in self.summing:
-            self.start_partials(node, free)
+        if id(v) in self.summing:  # its own parallel loop, over chunks (partials.py)
+            self.run_partials(node, free, point)
+            return
         # Points are independent: one parallel loop over them all, which the
         # thread pool (pdg.lowering.threads) shares out. Host callbacks stay
         # on the calling thread, in order.
@@ -352,7 +355,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         ]
         args += [point[d] for d in v.domain]
         buf = self.buffer(v)
-        if buf.kind == "partial":  # into this thread's scratch, then its sum
+        if buf.kind == "partial":  # into this thread's scratch, then its chunk's sum
             mine, mine_t, total, total_t = self.partial_slot(buf)
             args.append(cast(w, mine, mine_t, wrapper.params[-1]))
         else:

@@ -1,10 +1,16 @@
-"""Partial sums per thread: the Driver's part for `partial` stores (see
+"""Partial sums in chunks: the Driver's part for `partial` stores (see
 pdg.analysis.partial_sums).
 
 A value with a partial store is read only by a sum over its parallel
-dims. Its points run as usual, each into this thread's scratch slot, which
-is then added into this thread's partial sum (zeroed before the points
-run). The sum's node does not run its body: it adds the partials up."""
+dims. Its points, in row-major order, are cut into at most CHUNKS chunks
+of consecutive points; each chunk adds its points in order into its own
+partial sum, and the sum's node adds the chunks' partials in order
+instead of running its body. The chunks are the iterations of a parallel
+loop, so the pool's threads share them out; which points are added
+together, and in which order, depends only on the number of points, so
+every thread count gives the same bits. A point's body writes into the
+scratch slot of the thread running it (a thread runs one point at a
+time), which is then added into its chunk's partial sum."""
 
 from __future__ import annotations
 
@@ -48,28 +54,86 @@ def summing_nodes(model: LoweringModel, funcs: dict) -> dict[int, Node]:
     return found
 
 
+# The most chunks a partial store is cut into. A constant, not the number
+# of threads: it fixes the order of the additions. It bounds the memory (a
+# partial sum per chunk: this many copies of, e.g., a weight's gradient) and
+# how many threads share the points (at most this many).
+CHUNKS = 16
+
+
 class PartialSumEmitter:
     """Mixed into Driver: uses its writer `w`, `prologue`, `scratch`,
-    `buffer()`, `summing` and `thread_count()`."""
+    `buffer()`, `summing`, `extent_of()`, `run_point()`, `thread_count()`,
+    `in_parallel` and `partial_chunks` (id(value) -> its chunk count, SSA);
+    sets `chunk` (the chunk being emitted) for `partial_slot()`."""
 
-    def start_partials(self, node: Node, free: list[str]) -> None:
-        """Before the points of a value with a partial store: every
-        thread's sum starts at zero. The points must be those the sum
-        adds up (the reader's own dims are fixed by the loops around)."""
-        v = node.value
+    chunk: str | None = None
+
+    def summed_dims(self, v) -> list[str]:
+        """The dims the sum of `v` adds up (those of its domain the sum's
+        node is not over)."""
         total = self.summing[id(v)].value
-        if sorted(free) != sorted(d for d in v.domain if d not in total.domain):
+        return [d for d in v.domain if d not in total.domain]
+
+    def chunk_count(self, v) -> str:
+        """How many chunks the points of `v` are cut into (an SSA index
+        computed in the prologue): min(points, CHUNKS)."""
+        if id(v) not in self.partial_chunks:
+            w = self.prologue
+            points = _product(w, [w.index(self.extent_of(d)) for d in self.summed_dims(v)])
+            self.partial_chunks[id(v)] = w.op(
+                f"arith.minui {points}, {w.const(CHUNKS)} : index", "chunks"
+            )
+        return self.partial_chunks[id(v)]
+
+    def run_partials(self, node: Node, free: list[str], point: dict[str, str]) -> None:
+        """The points of a value with a partial store: the partials start
+        at zero, then a parallel loop over the chunks, each adding its
+        points in row-major order. The points must be those the sum adds up
+        (the reader's own dims are fixed by the loops around)."""
+        v = node.value
+        summed = self.summed_dims(v)
+        if sorted(free) != sorted(summed):
             raise PassError(
-                f"'{v.name}' is summed per thread over "
-                f"{', '.join(d for d in v.domain if d not in total.domain)}, but runs here "
+                f"'{v.name}' is summed in chunks over {', '.join(summed)}, but runs here "
                 f"over {', '.join(free) or 'no dim'}; plan the storage again",
                 v.op.location,
             )
         buf = self.buffer(v)
-        _fill_zero(self.w, buf.ssa, buf.type)
+        w = self.w
+        _fill_zero(w, buf.ssa, buf.type)
+        extents = [w.index(self.extent_of(d)) for d in free]
+        points = _product(w, extents)
+        chunks = self.chunk_count(v)
+        zero, one = w.const(0), w.const(1)
+        chunk = w.fresh("chunk")
+        w.open(f"scf.parallel ({chunk}) = ({zero}) to ({chunks}) step ({one}) {{")
+        # Chunk c holds the points [c * points / chunks, (c + 1) * points / chunks).
+        after = w.op(f"arith.addi {chunk}, {one} : index")
+        bounds = []
+        for c in (chunk, after):
+            scaled = w.op(f"arith.muli {c}, {points} : index")
+            bounds.append(w.op(f"arith.divui {scaled}, {chunks} : index", "i"))
+        flat = w.fresh("at")
+        w.open(f"scf.for {flat} = {bounds[0]} to {bounds[1]} step {one} {{")
+        point = dict(point)
+        rest = flat
+        for d, e in reversed(list(zip(free, extents, strict=True))):
+            if d == free[0]:
+                point[d] = rest
+                break
+            point[d] = w.op(f"arith.remui {rest}, {e} : index", d)
+            rest = w.op(f"arith.divui {rest}, {e} : index", "i")
+        outer = self.in_parallel
+        self.in_parallel, self.chunk = True, chunk
+        self.run_point(node, point)
+        self.in_parallel, self.chunk = outer, None
+        w.close()
+        w.line("scf.reduce")
+        w.close()
 
     def partial_slot(self, buf: Buffer) -> tuple[str, MemRef, str, MemRef]:
-        """(this thread's scratch slot, its type, this thread's partial sum,
+        """(this thread's scratch slot, its type, this chunk's partial sum,
         its type): the body writes the first, then it is added to the second."""
         w = self.w
         key = ("partial", id(buf.value))
@@ -84,19 +148,20 @@ class PartialSumEmitter:
         rank = len(buf.point)
         sizes, kept = [1, *buf.point], [False] + [True] * rank
         mine, mine_t = subview(w, scratch, stype, [thread] + [0] * rank, sizes, kept)
-        total, total_t = subview(w, buf.ssa, buf.type, [thread] + [0] * rank, sizes, kept)
+        total, total_t = subview(w, buf.ssa, buf.type, [self.chunk] + [0] * rank, sizes, kept)
         return mine, mine_t, total, total_t
 
     def add_partial(self, mine: str, mine_t: MemRef, total: str, total_t: MemRef) -> None:
         _elementwise_add(self.w, mine, mine_t, total, total_t)
 
     def sum_partials(self, node: Node, point: dict[str, str]) -> None:
-        """The sum's node: its slot is the sum of the threads' partials."""
+        """The sum's node: its slot is the sum of the chunks' partials, in
+        order."""
         v = node.value
         free = [d for d in v.domain if d not in point]
         if free:
             raise PassError(
-                f"'{v.name}' adds up per-thread partial sums, but runs over "
+                f"'{v.name}' adds up partial sums, but runs over "
                 f"{', '.join(free)}: its dims must be loops around it",
                 v.op.location,
             )
@@ -135,6 +200,14 @@ def _always(constraints) -> bool:
         if not isinstance(e, ir.AffineConstantExpr) or (e.value != 0 if is_eq else e.value < 0):
             return False
     return True
+
+
+def _product(w: Writer, values: list[str]) -> str:
+    """The product of SSA indices (at least one)."""
+    out = values[0]
+    for v in values[1:]:
+        out = w.op(f"arith.muli {out}, {v} : index", "points")
+    return out
 
 
 def _fill_zero(w: Writer, target: str, ttype: MemRef) -> None:

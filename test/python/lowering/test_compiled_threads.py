@@ -1,11 +1,11 @@
 """Compiled programs on several threads: the driver's parallel loops over
-points, large ops split into per-thread tiles (pdg-parallelize-large-ops),
-per-thread scratch for wrapped windows, and the pool after fork().
+points, large ops split into tiles (pdg-parallelize-large-ops), per-thread
+scratch for wrapped windows, and the pool after fork().
 
 The pool reads PDG_NUM_THREADS once per process, so each thread count runs
 the artifact in a fresh Python process. Every count must give the same bits:
 a point, or a tile's row, is computed by the same code whichever thread
-runs it."""
+runs it (a whole training run: test_thread_count_bits.py)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from pdg import __version__
 from pdg.cli.common import UserError, parse_symbols, run_command
 from pdg.ir.context import make_context
 from pdg.ir.expected_diagnostics import check, parse_expectations
-from pdg.ir.source import DiagnosticCollector
+from pdg.ir.source import DiagnosticCollector, ParseFailure, decode_source, read_source
 from pdg.ir.split import split_input
 from pdg.passes.pipeline import PipelineError, Stage, parse_pipeline, run_pipeline
 from pdg.passes.registry import registered_passes
@@ -116,15 +116,16 @@ def _pass_flags_to_pipeline(flags: list[str]) -> str:
 
 
 def _read_input(path: str) -> tuple[str, str]:
+    """(text, name for locations); ParseFailure if it is not UTF-8."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        stdin = getattr(sys.stdin, "buffer", None)  # a text stream in tests
+        if stdin is None:
+            return sys.stdin.read(), "<stdin>"
+        return decode_source(stdin.read(), "<stdin>"), "<stdin>"
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(), path
+        return read_source(path), path
     except OSError as e:
         raise UserError(f"cannot read input file '{path}': {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"input file '{path}' is not UTF-8 text") from None
 
 
 def _process_chunk(
@@ -199,7 +200,12 @@ def run(
     except PipelineError as e:
         raise UserError(f"invalid pass pipeline: {e}") from None
 
-    text, filename = _read_input(input_path)
+    try:
+        text, filename = _read_input(input_path)
+    except ParseFailure as e:
+        for d in e.diagnostics:
+            click.echo(d.render(), err=True)
+        return 1
     outputs, failed, problems = [], False, []
     for chunk in split_input(text, split):
         printed, diagnostics = _process_chunk(

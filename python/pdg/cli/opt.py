@@ -171,12 +171,35 @@ def _memory_report(module, symbols: dict[str, int]) -> str:
     from pdg.analysis.graph import read_graph
     from pdg.analysis.memory import render, report_lines, stores_of
 
-    reports = []
-    for op in module.body.operations:
-        if op.operation.name == "pdg.graph":
-            graph = read_graph(op)
-            reports.append(render(graph.name, report_lines(stores_of(graph)), symbols))
+    graphs = [read_graph(op) for op in module.body.operations if op.operation.name == "pdg.graph"]
+    _check_symbol_values(symbols, graphs)
+    reports = [render(g.name, report_lines(stores_of(g)), symbols) for g in graphs]
     return "\n".join(reports) + "\n"
+
+
+def _check_symbol_values(symbols: dict[str, int], graphs: list) -> None:
+    """--pdg-symbols names bound symbols of the program's launch or dynamic
+    dims, each a count within the dim's max: a typo or a negative value
+    would otherwise give a report for a program that cannot run."""
+    bounds = {d.symbol: (g, d) for g in graphs for d in g.dims.values() if d.symbol}
+    for name, value in symbols.items():
+        if name not in bounds:
+            known = ", ".join(sorted(bounds)) or "none"
+            raise UserError(
+                f"--pdg-symbols: '{name}' is not a bound symbol of the program "
+                f"(its symbols: {known})"
+            )
+        graph, dim = bounds[name]
+        if value < 1:
+            raise UserError(
+                f"--pdg-symbols {name}={value}: {name} bounds dim '{dim.name}' of "
+                f"@{graph.name}, a count of points: give at least 1"
+            )
+        if dim.size is not None and value > dim.size:
+            raise UserError(
+                f"--pdg-symbols {name}={value}: dim '{dim.name}' of @{graph.name} is "
+                f"declared with max {dim.size}"
+            )
 
 
 def run(
@@ -319,6 +342,8 @@ def command(
     if version:
         click.echo(_version_text())
         return
+    if symbol_values and not memory_report:
+        raise UserError("--pdg-symbols gives values for --pdg-memory-report; add that option")
     if list_passes:
         _list_passes()
         return

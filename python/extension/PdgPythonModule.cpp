@@ -10,6 +10,7 @@
 #include "PdgDialect.h"
 #include "Passes.h"
 #include "UpstreamParserGuards.h"
+#include "UpstreamVerifierGuards.h"
 
 #include "mlir-c/IR.h"
 #include "mlir/Bindings/Python/IRCore.h"
@@ -157,7 +158,7 @@ static nb::object parseSource(const std::string &source,
   ParserConfig config(ctx, /*verifyAfterParse=*/verify);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, config, filename);
-  if (!module)
+  if (!module || (verify && !pdg::checkUpstreamVerifierGuards(*module)))
     return nb::none();
   return nb::cast(wrap(module.release()));
 }

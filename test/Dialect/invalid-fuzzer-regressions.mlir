@@ -82,3 +82,30 @@ pdg.graph @kindless_dim {
   %d = pdg.input "d" : !pdg.value<[t], tensor<i1>>
   "pdg.dim"() <{size = 8 : i64, sym_name = "t"}> : () -> ()
 }
+
+// -----
+
+// tensor.expand_shape verifies with a static output_shape entry that its
+// result type contradicts; bufferized in the lowering, its memref twin then
+// failed to verify: an internal error (seed 6, lowering mode).
+func.func @f(%r: tensor<?xf32>, %n: index) -> tensor<1x?xf32> {
+  // expected-error @+1 {{'tensor.expand_shape' op output_shape entry #0 is -1, but the result type's size there is 1}}
+  %m = tensor.expand_shape %r [[0, 1]] output_shape [-1, %n] : tensor<?xf32> into tensor<1x?xf32>
+  return %m : tensor<1x?xf32>
+}
+
+// -----
+
+func.func @f(%r: tensor<?xf32>, %n: index) -> tensor<4x?xf32> {
+  // expected-error @+1 {{output_shape entry #1 is 8, but the result type's size there is '?' (give an SSA value for it)}}
+  %m = tensor.expand_shape %r [[0, 1]] output_shape [4, 8] : tensor<?xf32> into tensor<4x?xf32>
+  return %m : tensor<4x?xf32>
+}
+
+// -----
+
+// Consistent entries are fine.
+func.func @f(%r: tensor<?xf32>, %n: index) -> tensor<1x?xf32> {
+  %m = tensor.expand_shape %r [[0, 1]] output_shape [1, %n] : tensor<?xf32> into tensor<1x?xf32>
+  return %m : tensor<1x?xf32>
+}

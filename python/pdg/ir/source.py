@@ -87,6 +87,10 @@ class DiagnosticCollector:
 
     def __exit__(self, *exc) -> None:
         self._handler.detach()
+        # The handler (a nanobind object, invisible to Python's cycle
+        # collector) holds `handle`, which holds self: drop it, or the cycle
+        # keeps the whole context alive (2 MB leaked per parse).
+        self._handler = None
 
     @property
     def errors(self) -> list[Diagnostic]:

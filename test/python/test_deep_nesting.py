@@ -73,14 +73,29 @@ def test_03_stdin_compile_and_viz_refuse_it_too(tmp_path):
     assert not (tmp_path / "deep.pdgx").exists()
 
 
-def test_04_nesting_at_the_limit_parses(tmp_path):
+def test_04_aliases_count_their_depth_where_they_are_used(tmp_path):
+    """`#a1 = [#a0]`, `#a2 = [#a1]`, ...: no deep brackets in the text, but
+    an attribute 20000 deep, which crashed the printer."""
+    lines = ["#a0 = [1]", *(f"#a{i} = [#a{i - 1}]" for i in range(1, 20000))]
+    lines.append("func.func private @f() attributes {x = #a19999}")
+    path = tmp_path / "aliases.mlir"
+    path.write_text("\n".join(lines) + "\n")
+    refused(run("pdg-opt", str(path)), str(path), LIMIT + 1, 10)
+
+
+def test_05_nesting_at_the_limit_parses_and_prints_parseably(tmp_path):
     path = tmp_path / "ok.mlir"
-    path.write_text("module {" * (LIMIT - 1) + "}" * (LIMIT - 1))
-    r = run("pdg-opt", str(path))
-    assert r.returncode == 0, r.stderr[-2000:]
+    path.write_text("module {" * LIMIT + "}" * LIMIT)
+    for form in ((), ("--mlir-print-op-generic",)):
+        r = run("pdg-opt", str(path), *form)
+        assert r.returncode == 0, r.stderr[-2000:]
+        printed = tmp_path / "printed.mlir"
+        printed.write_text(r.stdout)
+        again = run("pdg-opt", str(printed))
+        assert again.returncode == 0, again.stderr[-2000:]
 
 
-def test_05_comparisons_and_arrows_do_not_count_as_nesting(tmp_path):
+def test_06_comparisons_and_arrows_do_not_count_as_nesting(tmp_path):
     """pdg's own syntax uses `<` and `>` as comparisons (`pdg.dim @t < 4`,
     `case (t < 1, ...)`); arrows `->` and `>=` are not brackets either. A
     graph with many of each is far from nested."""

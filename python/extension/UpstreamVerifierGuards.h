@@ -1,10 +1,11 @@
-//===- UpstreamVerifierGuards.h - IR upstream verifiers let through -*- C++ -*-===//
+//===- UpstreamVerifierGuards.h - IR upstream verifiers mishandle -*- C++ -*-===//
 //
-// A few ops pass MLIR 22.1.8's verifiers although they are invalid, and
-// fail only later, inside pdg's lowering, as an internal error far from
-// their line. After a module parses and verifies, these checks report them
-// at the op, like a verifier would. Each names the upstream gap and a
-// reproducer; delete a check when upstream's verifier covers its case.
+// Some ops make MLIR 22.1.8's verifiers abort (an assertion) instead of
+// reporting an error, and some pass them although they are invalid and fail
+// only later, inside pdg's lowering, as an internal error far from their
+// line. parse_source runs these checks around the verifier, reporting at the
+// op like a verifier would. Each names the upstream gap and a reproducer;
+// delete a check when upstream's verifier covers its case.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,9 +16,13 @@
 
 namespace mlir::pdg {
 
-/// Emits an error at each op under `root` that upstream's verifier accepts
-/// although it is invalid; returns false if there was one.
-bool checkUpstreamVerifierGuards(Operation *root);
+/// Before verifying: emits an error at each op under `root` that would make
+/// an upstream verifier abort; returns false if there was one.
+bool checkBeforeUpstreamVerifiers(Operation *root);
+
+/// After verifying: emits an error at each op under `root` that upstream's
+/// verifier accepts although it is invalid; returns false if there was one.
+bool checkAfterUpstreamVerifiers(Operation *root);
 
 } // namespace mlir::pdg
 

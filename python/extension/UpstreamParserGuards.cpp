@@ -137,7 +137,6 @@ bool checkLinalgIntegerLists(const Cursor &c) {
   return true;
 }
 
-
 /// Guard 3. MLIR's parser descends recursively into nested regions,
 /// brackets and types (and into each unary minus of an affine expression),
 /// so deep nesting overflows the stack: a SIGSEGV, not an error. Measured

@@ -336,7 +336,7 @@ def _gpt2_keys(c: DecoderConfig) -> dict:
         "n_layer": c.n_layers,
         "n_head": c.n_heads,
         "n_positions": c.max_positions,
-        "n_inner": c.mlp_hidden,
+        "n_inner": c.d_ff,
         "activation_function": _PDG_ACTIVATIONS[c.activation],
         "layer_norm_epsilon": c.norm_eps,
         "tie_word_embeddings": c.tie_embeddings,
@@ -360,7 +360,6 @@ def _llama_keys(c: DecoderConfig, kind: str) -> dict:
         "num_hidden_layers": c.n_layers,
         "num_attention_heads": c.n_heads,
         "num_key_value_heads": c.n_kv_heads or c.n_heads,
-        "head_dim": c.attention_head_dim,
         "intermediate_size": c.mlp_hidden,
         "max_position_embeddings": c.max_positions,
         "rms_norm_eps": c.norm_eps,
@@ -368,6 +367,8 @@ def _llama_keys(c: DecoderConfig, kind: str) -> dict:
         "tie_word_embeddings": c.tie_embeddings,
         "rope_parameters": rope,
     }
+    if c.head_dim is not None or kind == "qwen3":  # Qwen3's default is 128, not d / heads
+        keys["head_dim"] = c.attention_head_dim
     if kind in ("llama", "qwen3"):
         keys["attention_bias"] = c.qkv_bias
     if kind == "llama":

@@ -116,8 +116,10 @@ def read_weights(directory: Path, config: DecoderConfig, layout: str) -> dict[st
             except Exception as e:  # a file cut short or damaged
                 raise ModelError(f"{path}: cannot read tensor '{name}': {e}") from None
 
+        # A tensor the checkpoint lacks: the file that lists them says so.
+        listing = directory / INDEX if (directory / INDEX).is_file() else directory / SINGLE
         return layouts.convert(
-            config, layout, files, fetch, lambda name: str(files.get(name, directory))
+            config, layout, files, fetch, lambda name: str(files.get(name, listing))
         )
 
 

@@ -53,7 +53,10 @@ class Tokenizer:
             token = self.backend.token_to_id(self.special_tokens["eos_token"])
             ids = [token] if token is not None else []
         self.eos_ids = tuple(ids)
-        self.template = _chat_template(directory, self.config)
+        # Compiled on first use: a model whose template jinja2 cannot read
+        # (or without jinja2) still encodes and generates.
+        self._template_source = _chat_template_source(directory, self.config)
+        self._template: ChatTemplate | None = None
 
     @property
     def eos(self) -> int | None:
@@ -80,12 +83,14 @@ class Tokenizer:
     ) -> str:
         """The text of a conversation as the model was trained to see it,
         rendered from the chat template as transformers renders it."""
-        if self.template is None:
+        if self._template_source is None:
             raise ModelError(
                 f"{self.path.parent}: no chat template (neither {CHAT_TEMPLATE} nor a "
                 f"'chat_template' in {TOKENIZER_CONFIG})"
             )
-        return self.template.render(
+        if self._template is None:
+            self._template = ChatTemplate(*self._template_source)
+        return self._template.render(
             messages,
             add_generation_prompt=add_generation_prompt,
             **{**self.special_tokens, **variables},
@@ -123,12 +128,16 @@ def _read_config(path: Path) -> dict:
     return data
 
 
-def _chat_template(directory: Path, config: dict) -> ChatTemplate | None:
-    """chat_template.jinja if present, else tokenizer_config.json's
-    'chat_template' (a string, or a list of named templates: 'default')."""
+def _chat_template_source(directory: Path, config: dict) -> tuple[str, str] | None:
+    """(the template, where it is from): chat_template.jinja if present,
+    else tokenizer_config.json's 'chat_template' (a string, or a list of
+    named templates: 'default')."""
     file = directory / CHAT_TEMPLATE
     if file.is_file():
-        return ChatTemplate(file.read_text(encoding="utf-8"), str(file))
+        try:
+            return file.read_text(encoding="utf-8"), str(file)
+        except (OSError, UnicodeDecodeError) as e:
+            raise ModelError(f"cannot read {file}: {e}") from None
     template = config.get("chat_template")
     where = f"{directory / TOKENIZER_CONFIG}: 'chat_template'"
     if template is None:
@@ -142,4 +151,4 @@ def _chat_template(directory: Path, config: dict) -> ChatTemplate | None:
         template = named["default"]
     if not isinstance(template, str):
         raise ModelError(f"{where} must be a string, got {type(template).__name__}")
-    return ChatTemplate(template, where)
+    return template, where

@@ -116,8 +116,10 @@ def test_05_template_errors_name_the_template(tokenizer_dir, tmp_path):
     directory = tmp_path / "bad"
     shutil.copytree(tokenizer_dir, directory)
     (directory / "chat_template.jinja").write_text("{% for m in messages %}")
+    broken = models.Tokenizer(directory)  # encodes all the same
+    assert broken.encode("Hi") == ours.encode("Hi")
     with pytest.raises(models.ModelError, match=r"chat_template\.jinja: the chat template"):
-        models.Tokenizer(directory)
+        broken.apply_chat_template(CHATS[0])
     (directory / "chat_template.jinja").unlink()
     config = json.loads((directory / "tokenizer_config.json").read_text())
     del config["chat_template"]

@@ -165,14 +165,14 @@ def _compile_progress(what, model_dir: str) -> Iterator[None]:
     live = stream.isatty()
     done = threading.Event()
     start = time.monotonic()
-    shown = []
+    shown: list[int] = []  # the length of the line on screen, once shown
     where = f" (cached in {what.cache})" if what.cache else ""
 
     def show() -> None:
         if done.wait(0.5):
             return  # a cache hit
         label = f"pdg: compiling the decode program for {model_dir}{where}"
-        shown.append(True)
+        shown.append(len(label) + 12)
         if not live:
             click.echo(f"{label} ...", err=True)
             return
@@ -189,5 +189,6 @@ def _compile_progress(what, model_dir: str) -> Iterator[None]:
         if shown:
             seconds = time.monotonic() - start
             prefix = "\r" if live else ""
-            pad = " " * 40 if live else ""
-            click.echo(f"{prefix}pdg: compiled in {seconds:.1f} s{pad}", err=True)
+            line = f"pdg: compiled in {seconds:.1f} s"
+            pad = " " * max(0, shown[0] - len(line)) if live else ""  # over the longer line
+            click.echo(f"{prefix}{line}{pad}", err=True)

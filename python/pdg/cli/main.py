@@ -3,6 +3,7 @@
     pdg compile prog.mlir|prog.py -o prog.pdgx
     pdg run prog.pdgx --symbols B=2 --inputs in.npz [--out out.npz]
     pdg run --interpret prog.mlir --symbols B=2 --inputs in.npz [--udfs mod:attr]
+    pdg generate MODEL_DIR --prompt TEXT [--max-new-tokens N] [--format json]
 
 `compile` writes an artifact (library + manifest) and prints how long each
 phase took. `run` runs an artifact with the runtime, or with `--interpret` a
@@ -29,6 +30,7 @@ import click
 from pdg import __version__
 from pdg.cli import common
 from pdg.cli.common import UserError, parse_symbols
+from pdg.cli.generate import generate_command
 
 
 def _load_inputs(path: str | None) -> dict:
@@ -266,6 +268,9 @@ def viz_command(program: str, output: str, plan: bool) -> None:
         click.echo(f"wrote {path}")
 
 
+cli.add_command(generate_command)
+
+
 def _user_errors() -> tuple[type[BaseException], ...]:
     """The exception types that are the user's mistakes (imported when the
     command runs: they load MLIR and isl)."""
@@ -273,6 +278,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from pdg.interpreter import InterpreterError
     from pdg.lowering.artifact import CompileError
     from pdg.lowering.toolchain import ToolchainError
+    from pdg.models.errors import ModelError
     from pdg.runtime import ArtifactError, RunError
 
     return (
@@ -282,6 +288,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         ToolchainError,
         ArtifactError,
         RunError,
+        ModelError,
     )
 
 

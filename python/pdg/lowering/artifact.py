@@ -41,6 +41,7 @@ from .buffers import GROW_FROM
 from .gpu import kernels_ptx
 from .lower import lower_to_loops
 from .native import build_library, to_llvm
+from .toolchain import ToolchainError
 from .trampolines import trampolines_source
 
 # Whole-graph optimization and planning before the lowering ({vectorize}:
@@ -135,17 +136,20 @@ def _compile(
         where = f"{format_location(e.location)}: " if e.location is not None else ""
         raise CompileError(f"{where}error: {e}") from None
     lap("lower to loops")
-    ptx, kernel_count = kernels_ptx(str(module), module.context) if gpu else ({}, 0)
+    with _toolchain_step("GPU kernels (PTX)"):
+        ptx, kernel_count = kernels_ptx(str(module), module.context) if gpu else ({}, 0)
     lap("GPU kernels (PTX)")
-    checks = to_llvm(module, check_indices)
+    with _toolchain_step("lower to LLVM"):
+        checks = to_llvm(module, check_indices)
     for check in checks:  # a fault reports the node's point and where it was written
         check["domain"], check["location"] = nodes.get(check["value"], ([], ""))
     lap("lower to LLVM")
     description = {"abi": abi.to_json(), **description, "index_checks": checks}
     with writing_artifact(out) as scratch:
-        build_library(
-            module, scratch / LIBRARY, trampolines_source(abi.udfs, abi.grow, description)
-        )
+        with _toolchain_step("native code"):
+            build_library(
+                module, scratch / LIBRARY, trampolines_source(abi.udfs, abi.grow, description)
+            )
         lap("native code")
         pause_for_tests("artifact-library-written")
         parts = [LIBRARY]
@@ -165,6 +169,20 @@ def _compile(
         }
         (scratch / MANIFEST).write_text(dump(manifest))
     return Compiled(out, manifest, seconds)
+
+
+@contextmanager
+def _toolchain_step(step: str) -> Iterator[None]:
+    """A native tool (mlir-translate, opt, llc, the linker) or an MLIR pass
+    pipeline that fails in `step` is a CompileError naming both."""
+    try:
+        yield
+    except ToolchainError as e:
+        raise CompileError(f"compiling failed in step '{step}': {e}") from e
+    except ir.MLIRError as e:
+        raise CompileError(
+            f"compiling failed in step '{step}': an MLIR pass pipeline failed: {e}"
+        ) from e
 
 
 # An artifact's own entries besides its parts (kernels/ holds PTX parts).

@@ -34,6 +34,8 @@ TO_LLVM = (
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
     "convert-vector-to-llvm,"
     "finalize-memref-to-llvm{use-generic-functions use-aligned-alloc},convert-math-to-llvm,"
+    # What LLVM has no intrinsic for (math.erf) becomes a call into libm.
+    "convert-math-to-libm,"
     "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
     "convert-openmp-to-llvm,reconcile-unrealized-casts"
 )

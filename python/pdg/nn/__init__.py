@@ -7,24 +7,35 @@ slice of the step dim: full (`0 : t + 1`), sliding window
 (`max(0, t - w + 1) : t + 1`) or block (`(t // s) * s : t + 1`), so the KV
 "cache" is simply the k and v values the compiler stores.
 
+`Decoder` (also named `GPT`) is one decoder-only transformer whose
+`DecoderConfig` (`GPTConfig`) covers GPT-2, Llama 2/3, Mistral, Qwen2 and
+Qwen3; pdg.models builds one from a Hugging Face checkpoint.
+
 Weights for a model come from a dict of NumPy arrays keyed by parameter path
 (`Module.inputs_from(...)`), e.g. a converted PyTorch state_dict.
 """
 
 from .attention import Attention, AttentionPattern
+from .decoder import Decoder, DecoderConfig
 from .gpt import GPT, GPTConfig
-from .layers import MLP, Embedding, LayerNorm, Linear, Module, RMSNorm, rotary
+from .layers import MLP, Embedding, GatedMLP, LayerNorm, Linear, Module, RMSNorm
+from .rope import RopeScaling, rope_frequencies, rotary
 
 __all__ = [
     "Attention",
     "AttentionPattern",
+    "Decoder",
+    "DecoderConfig",
     "Embedding",
     "GPT",
     "GPTConfig",
+    "GatedMLP",
     "LayerNorm",
     "Linear",
     "MLP",
     "Module",
     "RMSNorm",
+    "RopeScaling",
+    "rope_frequencies",
     "rotary",
 ]

@@ -13,10 +13,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 import pdg.frontend as pf
 from pdg.frontend import Dim, ProgramError, RecurrentTensor, TensorLike
 
-from .layers import Linear, Module, rotary
+from .layers import Linear, Module, RMSNorm
+from .rope import rope_frequencies, rotary
 
 
 @dataclass(frozen=True)
@@ -46,12 +49,25 @@ class AttentionPattern:
     def parse(text: str) -> AttentionPattern:
         """'full', 'window:64', 'block:16'."""
         kind, _, size = text.partition(":")
-        return AttentionPattern(kind, int(size) if size else 0)
+        try:
+            return AttentionPattern(kind, int(size) if size else 0)
+        except ValueError:
+            raise ProgramError(
+                f"attention pattern '{text}': '{size}' is not a whole number",
+                hint="use 'full', 'window:W' or 'block:S', e.g. 'window:64'",
+            ) from None
 
 
 class Attention(Module):
     """Causal self-attention with n_heads query heads sharing n_kv_heads key
-    and value heads (n_kv_heads == n_heads: multi-head; fewer: grouped)."""
+    and value heads (n_kv_heads == n_heads: multi-head; fewer: grouped;
+    query head h reads kv head h // (n_heads // n_kv_heads)).
+
+    Options of the model families: `head_dim` (default d // n_heads; Qwen3's
+    differs), biases on the q/k/v and the output projections (GPT-2: all;
+    Qwen2: q/k/v only; Llama: none), `qk_norm` (Qwen3: an RMSNorm over each
+    head of q and k before the rotation), and `rope`: True for rotary
+    embeddings of base 10000, or their frequencies (nn.rope_frequencies)."""
 
     def __init__(
         self,
@@ -61,22 +77,39 @@ class Attention(Module):
         n_heads: int,
         n_kv_heads: int | None = None,
         pattern: AttentionPattern = AttentionPattern(),
-        rope: bool = False,
+        rope: bool | np.ndarray = False,
         dtype="f32",
+        head_dim: int | None = None,
+        qkv_bias: bool = True,
+        o_bias: bool = True,
+        qk_norm: bool = False,
+        norm_eps: float = 1e-6,
     ):
         super().__init__(program, path)
         n_kv_heads = n_kv_heads or n_heads
-        if d % n_heads or n_heads % n_kv_heads:
+        if n_heads % n_kv_heads or (head_dim is None and d % n_heads):
             raise ProgramError(
                 f"d={d} must divide into {n_heads} heads, and those into {n_kv_heads} kv heads"
             )
         self.d, self.h, self.kvh = d, n_heads, n_kv_heads
-        self.hd = d // n_heads
-        self.pattern, self.rope = pattern, rope
-        self.q = self.child(Linear(program, f"{path}.q", d, d, dtype=dtype))
-        self.k = self.child(Linear(program, f"{path}.k", d, self.kvh * self.hd, dtype=dtype))
-        self.v = self.child(Linear(program, f"{path}.v", d, self.kvh * self.hd, dtype=dtype))
-        self.o = self.child(Linear(program, f"{path}.o", d, d, dtype=dtype))
+        self.hd = head_dim or d // n_heads
+        self.pattern = pattern
+        self.frequencies = None
+        if rope is not False and rope is not None:
+            self.frequencies = rope_frequencies(self.hd) if rope is True else np.asarray(rope)
+        inner, kv = self.h * self.hd, self.kvh * self.hd
+        self.q = self.child(Linear(program, f"{path}.q", d, inner, qkv_bias, dtype))
+        self.k = self.child(Linear(program, f"{path}.k", d, kv, qkv_bias, dtype))
+        self.v = self.child(Linear(program, f"{path}.v", d, kv, qkv_bias, dtype))
+        self.o = self.child(Linear(program, f"{path}.o", inner, d, o_bias, dtype))
+        self.q_norm = self.k_norm = None
+        if qk_norm:
+            self.q_norm = self.child(RMSNorm(program, f"{path}.q_norm", self.hd, norm_eps, dtype))
+            self.k_norm = self.child(RMSNorm(program, f"{path}.k_norm", self.hd, norm_eps, dtype))
+
+    @property
+    def rope(self) -> bool:
+        return self.frequencies is not None
 
     def __call__(self, x: TensorLike, step: Dim, position: TensorLike | None = None):
         """x: (d,) at each point of a domain containing `step`, or (rows, d)
@@ -89,10 +122,13 @@ class Attention(Module):
         q = self.q(x).reshape(*rows, self.h, self.hd)
         k = self.k(x).reshape(*rows, self.kvh, self.hd)
         v = self.v(x).reshape(*rows, self.kvh, self.hd)
+        if self.q_norm is not None:
+            q, k = self.q_norm(q), self.k_norm(k)
         if self.rope:
             if position is None:
                 raise ProgramError("rotary attention needs the position of each step")
-            q, k = rotary(q, position), rotary(k, position)
+            q = rotary(q, position, frequencies=self.frequencies)
+            k = rotary(k, position, frequencies=self.frequencies)
         keys = self.pattern.keys(k.named(f"{self.path}.k_cache".replace(".", "_")), step)
         values = self.pattern.keys(v.named(f"{self.path}.v_cache".replace(".", "_")), step)
         g = self.h // self.kvh
@@ -100,4 +136,4 @@ class Attention(Module):
         scores = pf.einsum(f"{r}kgd,s{r}kd->{r}kgs", qg, keys) * (1.0 / math.sqrt(self.hd))
         probs = pf.softmax(scores, axis=-1)
         out = pf.einsum(f"{r}kgs,s{r}kd->{r}kgd", probs, values)
-        return self.o(out.reshape(*rows, self.d))
+        return self.o(out.reshape(*rows, self.h * self.hd))

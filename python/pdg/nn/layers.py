@@ -1,7 +1,9 @@
-"""Layers: Linear, Embedding, LayerNorm, RMSNorm, MLP, rotary embeddings."""
+"""Layers: Linear, Embedding, LayerNorm, RMSNorm, and the MLPs (plain and
+gated, e.g. GPT-2's GELU MLP and Llama's SwiGLU)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -50,7 +52,8 @@ class Module:
                     loc=value.loc,
                 )
             name = self.program.initial_value(value).definition.name
-            inputs[name] = arr.astype(pf.dtypes.numpy_dtype(value.dtype))
+            # No copy when the dtype is already right (a model's loaded weights).
+            inputs[name] = np.asarray(arr, pf.dtypes.numpy_dtype(value.dtype))
         return inputs
 
     def init_weights(self, seed: int = 0, scale: float = 0.02) -> dict[str, np.ndarray]:
@@ -118,36 +121,57 @@ class RMSNorm(Module):
         return x * pf.rsqrt(ms + self.eps) * self.g
 
 
-class MLP(Module):
-    """Linear -> GELU (tanh form) -> Linear, as in GPT-2."""
+ACTIVATIONS = ("gelu_tanh", "gelu", "silu", "relu")
 
-    def __init__(self, program, path, d: int, hidden: int, dtype="f32"):
+
+def check_activation(name: str) -> None:
+    if name not in ACTIVATIONS:
+        raise ProgramError(
+            f"unknown activation '{name}'", hint=f"use one of {', '.join(ACTIVATIONS)}"
+        )
+
+
+def activation(name: str, x: TensorLike) -> TensorLike:
+    """gelu_tanh (GPT-2's tanh approximation), gelu (exact, with erf),
+    silu (x * sigmoid(x)) or relu."""
+    if name == "gelu_tanh":
+        return pf.gelu(x)
+    if name == "gelu":
+        return x * (pf.erf(x * (1.0 / math.sqrt(2.0))) + 1.0) * 0.5
+    if name == "silu":
+        return pf.silu(x)
+    check_activation(name)
+    return pf.relu(x)
+
+
+class MLP(Module):
+    """Linear -> activation -> Linear; GPT-2's with the defaults (tanh GELU)."""
+
+    def __init__(
+        self, program, path, d: int, hidden: int, dtype="f32", act="gelu_tanh", bias: bool = True
+    ):
         super().__init__(program, path)
-        self.fc = self.child(Linear(program, f"{path}.fc", d, hidden, dtype=dtype))
-        self.proj = self.child(Linear(program, f"{path}.proj", hidden, d, dtype=dtype))
+        check_activation(act)
+        self.act = act
+        self.fc = self.child(Linear(program, f"{path}.fc", d, hidden, bias, dtype))
+        self.proj = self.child(Linear(program, f"{path}.proj", hidden, d, bias, dtype))
 
     def __call__(self, x: TensorLike) -> TensorLike:
-        return self.proj(pf.gelu(self.fc(x)))
+        return self.proj(activation(self.act, self.fc(x)))
 
 
-def rotary(x: TensorLike, position: TensorLike, base: float = 10000.0) -> TensorLike:
-    """Rotary position embedding of x (..., heads, head_dim) at an integer
-    position: the two halves of the last axis rotate by position * freq
-    (the rotate-half convention)."""
-    program = x.program
-    hd = x.shape[-1]
-    if hd is None or hd % 2:
-        raise ProgramError("rotary() needs an even, static head dim")
-    half = hd // 2
-    freq = base ** (-np.arange(half, dtype=np.float64) * 2.0 / hd)
-    inv = program.constant_array(
-        np.concatenate([freq, freq]).astype(pf.dtypes.numpy_dtype(x.dtype))
-    )
-    angle = position.astype(x.dtype) * inv
-    # rotate_half(x) = concat(-x2, x1) as one gather and a sign flip.
-    perm = program.constant_array(np.concatenate([np.arange(half, hd), np.arange(half)]), "i64")
-    sign = program.constant_array(
-        np.concatenate([-np.ones(half), np.ones(half)]).astype(pf.dtypes.numpy_dtype(x.dtype))
-    )
-    rotated = pf.take(x, perm, axis=-1) * sign
-    return x * pf.cos(angle) + rotated * pf.sin(angle)
+class GatedMLP(Module):
+    """down(act(gate(x)) * up(x)): Llama's SwiGLU with act="silu"."""
+
+    def __init__(
+        self, program, path, d: int, hidden: int, dtype="f32", act="silu", bias: bool = False
+    ):
+        super().__init__(program, path)
+        check_activation(act)
+        self.act = act
+        self.gate = self.child(Linear(program, f"{path}.gate", d, hidden, bias, dtype))
+        self.up = self.child(Linear(program, f"{path}.up", d, hidden, bias, dtype))
+        self.down = self.child(Linear(program, f"{path}.down", hidden, d, bias, dtype))
+
+    def __call__(self, x: TensorLike) -> TensorLike:
+        return self.down(activation(self.act, self.gate(x)) * self.up(x))

@@ -1,7 +1,9 @@
-"""Batched autoregressive decoding with a GPT-style model, as one program.
+"""Batched autoregressive decoding with a decoder model (any of pdg.nn's
+DecoderConfig: GPT-2, Llama, Mistral, Qwen), as one program.
 
 Dims: b (batch, given at launch) and t (position, dynamic: sequence b ends
-after the step that emits EOS once its prompt is consumed, or at `max_len`).
+after the step that emits an EOS id once its prompt is consumed, or at
+`max_len`).
 At position t the fed token is the prompt's while t < prompt_len[b] and the
 previous prediction afterwards; `next[b, t]` is the model's choice for
 position t + 1 (greedy, or sampled with a seeded counter-based generator).
@@ -11,12 +13,15 @@ prompt and stops on its own.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 import pdg.frontend as pf
-from pdg.nn import GPT, GPTConfig
+from pdg.nn import GPT, DecoderConfig
+
+from .sequences import check_positions, eos_ids, is_eos
 
 
 @dataclass
@@ -48,8 +53,11 @@ class DecodeProgram:
         `response_limit`, each sequence's cap on T."""
         if not prompts or any(len(p) == 0 for p in prompts):
             raise ValueError("every prompt needs at least one token")
-        if max(len(p) for p in prompts) > self.prompt_width:
-            raise ValueError(f"a prompt is longer than prompt_width={self.prompt_width}")
+        for k, p in enumerate(prompts):
+            if len(p) > self.prompt_width:
+                raise ValueError(
+                    f"prompt {k} has {len(p)} tokens, more than prompt_width={self.prompt_width}"
+                )
         padded = np.zeros((len(prompts), self.prompt_width), np.int64)
         for i, p in enumerate(prompts):
             padded[i, : len(p)] = p
@@ -80,9 +88,9 @@ class DecodeProgram:
 
 
 def build_decode(
-    config: GPTConfig,
+    config: DecoderConfig,
     *,
-    eos: int,
+    eos: int | Sequence[int] | None,
     max_len: int,
     prompt_width: int = 16,
     max_batch: int = 64,
@@ -93,12 +101,16 @@ def build_decode(
     log_probs: bool = False,
     reference: bool = False,
 ) -> DecodeProgram:
-    """With `log_probs`, also outputs `logp[b, t]`, the log-probability of
-    the chosen token under the sampling distribution (logits / temperature);
+    """`eos`: the id, or ids, that end a sequence (None: only max_len or
+    the response limit ends one). With `log_probs`, also outputs
+    `logp[b, t]`, the log-probability of the chosen token under the
+    sampling distribution (logits / temperature);
     with `reference`, a second model (weights `ref.*`) runs on the same
     tokens at each step and `ref_logp[b, t]` is its log-probability of the
     chosen token: an RL update's reference term, computed during generation
     instead of in a second pass over the finished sequences."""
+    ends = eos_ids(eos)
+    check_positions(config, max_len, "max_len")
     prog = pf.Program("decode")
     b = prog.dim("b", launch="B", max=max_batch)
     t = prog.dim("t", dynamic="T", max=max_len)
@@ -121,13 +133,16 @@ def build_decode(
         seed = prog.input("seed", (), "i64") if sample_seed == "input" else sample_seed
         nxt[...] = pf.sample(logits, seed=seed, temperature=temperature)
     generating = pos >= prompt_len - 1
-    done = generating & nxt.eq(eos)
+    hit = is_eos(nxt, ends)
+    done = generating & hit if hit is not None else None
     if response_limit:
         # A per-sequence cap on T given when run (max_len stays the bound).
         limit = prog.input("limit", (), "i64", domain=[b])
-        done = done | (pos + 1 >= limit)
-    done = done.named("done")
-    t.until(done)
+        capped = pos + 1 >= limit
+        done = capped if done is None else done | capped
+    if done is None:  # no EOS and no cap: every sequence runs to max_len
+        done = pos + 1 >= max_len
+    t.until(done.named("done"))
     prog.output("tokens", nxt)
     if output_logits:
         prog.output("logits", logits)

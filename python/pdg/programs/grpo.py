@@ -59,7 +59,9 @@ import numpy as np
 import pdg.frontend as pf
 from pdg import optim, rl
 from pdg.frontend.dtypes import numpy_dtype
-from pdg.nn import GPT, GPTConfig
+from pdg.nn import GPT, DecoderConfig
+
+from .sequences import check_positions, eos_ids, is_eos
 
 # The reward of one completion: (prompt token ids, completion token ids up
 # to and with EOS when it ended on one) -> a number.
@@ -74,7 +76,7 @@ class GRPOProgram:
     prompt_width: int
     udfs: dict  # the host callbacks a run needs, by name
     group: int  # completions per prompt
-    eos: int
+    eos: tuple[int, ...]  # the ids that end a completion
     max_new_tokens: int
     layout: str = "group"  # see build_grpo()
     microbatch: int = 1  # prompts per point in the group layout
@@ -190,11 +192,11 @@ LAYOUTS = ("group", "completion")
 
 
 def build_grpo(
-    config: GPTConfig,
+    config: DecoderConfig,
     grpo: rl.GRPOConfig,
     reward: RewardFn,
     *,
-    eos: int,
+    eos: int | Sequence[int] | None,
     prompt_width: int,
     max_new_tokens: int,
     optimizer: optim.Optimizer | None = None,
@@ -202,10 +204,10 @@ def build_grpo(
     layout: str = "group",
     microbatch: int = 1,
 ) -> GRPOProgram:
-    """`layout`: "group" (the default) steps the completions of
-    `microbatch` prompts together, as the rows of one point; "completion"
-    gives each completion its own point over a dim g (see the module's
-    docstring)."""
+    """`eos`: the id, or ids, that end a completion. `layout`: "group" (the
+    default) steps the completions of `microbatch` prompts together, as the
+    rows of one point; "completion" gives each completion its own point
+    over a dim g (see the module's docstring)."""
     if not isinstance(grpo, rl.GRPOConfig):
         raise pf.ProgramError("build_grpo() needs an rl.GRPOConfig")
     if not callable(reward):
@@ -221,6 +223,8 @@ def build_grpo(
             "only the group layout holds several prompts per point",
             hint="use layout='group' or microbatch=1",
         )
+    ends_ids = eos_ids(eos)
+    check_positions(config, prompt_width + max_new_tokens - 1, "prompt_width + max_new_tokens - 1")
     prog = pf.Program("grpo")
     # p first: pdg-vectorize folds a leading dim (one step for all prompts).
     p = prog.dim("p", launch="P")
@@ -269,7 +273,8 @@ def build_grpo(
     # A completion ends on EOS or at its max_new_tokens-th token, whatever
     # its prompt's length.
     last = pos >= row_len + (max_new_tokens - 2)
-    ends = generating & (chosen.eq(eos) | last)
+    hit = is_eos(chosen, ends_ids)
+    ends = generating & (hit | last if hit is not None else last)
     if rows:
         # A microbatch steps until its last completion ends; a row that
         # ended earlier goes on computing, but its steps are out of the mask.
@@ -300,7 +305,7 @@ def build_grpo(
 
     # Rewards on each finished completion, group-normalized advantages.
     real_type = np.dtype(numpy_dtype(real)).type
-    score = _scorer(reward, real_type, eos, max_new_tokens, grpo.group if rows else 0)
+    score = _scorer(reward, real_type, ends_ids, max_new_tokens, grpo.group if rows else 0)
     whole = rl.grpo.whole_dim
     rewards = prog.udf(
         score,
@@ -338,7 +343,7 @@ def build_grpo(
         prompt_width,
         udfs={"reward": score},
         group=grpo.group,
-        eos=eos,
+        eos=ends_ids,
         max_new_tokens=max_new_tokens,
         layout=layout,
         microbatch=microbatch,
@@ -353,7 +358,7 @@ def build_grpo(
     return built
 
 
-def _scorer(reward: RewardFn, kind, eos: int, max_new_tokens: int, group: int):
+def _scorer(reward: RewardFn, kind, eos: tuple[int, ...], max_new_tokens: int, group: int):
     """The reward udf: (prompt, its length, the chosen tokens along t) ->
     the reward of the completion; or, with rows (`group` > 0), (prompts (M,
     width), lengths (M,), tokens (T, M * G)) -> the reward of each row,
@@ -374,10 +379,10 @@ def _scorer(reward: RewardFn, kind, eos: int, max_new_tokens: int, group: int):
     return score
 
 
-def _completion(tokens: np.ndarray, eos: int, max_new_tokens: int) -> np.ndarray:
+def _completion(tokens: np.ndarray, eos: tuple[int, ...], max_new_tokens: int) -> np.ndarray:
     """The completion in the tokens sampled from its prompt's last position
     on: up to and with the first EOS, and at most max_new_tokens (a row
     goes on sampling after its end while its microbatch runs)."""
     tokens = tokens[:max_new_tokens]
-    ended = np.flatnonzero(tokens == eos)
+    ended = np.flatnonzero(np.isin(tokens, eos))
     return tokens[: ended[0] + 1] if ended.size else tokens

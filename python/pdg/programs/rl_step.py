@@ -25,7 +25,9 @@ import numpy as np
 
 import pdg.frontend as pf
 from pdg import optim, rl
-from pdg.nn import GPT, GPTConfig
+from pdg.nn import GPT, DecoderConfig
+
+from .sequences import check_positions
 
 
 @dataclass
@@ -39,7 +41,7 @@ class RLStepProgram:
 
 
 def build_rl_step(
-    config: GPTConfig,
+    config: DecoderConfig,
     length: int,
     algorithm: rl.GRPOConfig | rl.RLOOConfig | rl.DPOConfig,
     optimizer: optim.Optimizer | None = None,
@@ -57,6 +59,7 @@ def build_rl_step(
     }.get(type(algorithm))
     if name is None:
         raise pf.ProgramError(f"unknown algorithm {type(algorithm).__name__}")
+    check_positions(config, length, "the sequence length")
     prog = pf.Program(f"{name}_step")
     # p first: pdg-vectorize folds a leading dim (one step over all prompts).
     p = prog.dim("p", launch="P")
@@ -133,7 +136,7 @@ def build_rl_step(
     return RLStepProgram(prog, policy, reference, list(params), None, critic)
 
 
-def critic_values(prog: pf.Program, config: GPTConfig, tokens, position, t):
+def critic_values(prog: pf.Program, config: DecoderConfig, tokens, position, t):
     """PPO's critic: a GPT (weights `critic.*`) whose last hidden state at
     each position, through a linear value head (`critic_value.w`, `.b`;
     inputs critic_value_w, critic_value_b), is the value there. Returns
@@ -164,7 +167,7 @@ class ValuesProgram:
         return inputs
 
 
-def build_values(config: GPTConfig, length: int, group: int) -> ValuesProgram:
+def build_values(config: DecoderConfig, length: int, group: int) -> ValuesProgram:
     prog = pf.Program("values")
     p = prog.dim("p", launch="P")
     g = prog.dim("g", group)

@@ -1,4 +1,5 @@
-"""Supervised training of a GPT-style model, as one program.
+"""Supervised training of a decoder model (any pdg.nn.DecoderConfig), as
+one program.
 
 Dims: i (training iteration, given at launch), b (sequence in the batch)
 and t (position, static). At iteration i the model reads the batch
@@ -16,7 +17,9 @@ import numpy as np
 
 import pdg.frontend as pf
 from pdg import optim
-from pdg.nn import GPT, GPTConfig
+from pdg.nn import GPT, DecoderConfig
+
+from .sequences import check_positions
 
 
 @dataclass
@@ -64,7 +67,7 @@ def copy_batches(iterations: int, batch: int, length: int, vocab: int, seed=0, s
 
 
 def build_train_lm(
-    config: GPTConfig,
+    config: DecoderConfig,
     batch: int,
     length: int,
     optimizer: optim.Optimizer,
@@ -72,6 +75,7 @@ def build_train_lm(
     name: str = "train_lm",
     masked: bool = False,
 ) -> TrainProgram:
+    check_positions(config, length, "the sequence length")
     prog = pf.Program(name)
     i = prog.dim("i", launch="I")
     b = prog.dim("b", batch)

@@ -13,6 +13,7 @@ policy DPO starts from.
 
 from __future__ import annotations
 
+import inspect
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -22,7 +23,7 @@ import numpy as np
 
 from pdg import optim
 from pdg.lowering.cache import build_artifact
-from pdg.nn import GPTConfig
+from pdg.nn import DecoderConfig
 from pdg.programs import build_rl_step
 from pdg.runtime import load
 
@@ -35,7 +36,7 @@ Pair = tuple[str, str, str]  # (prompt, chosen completion, rejected completion)
 class DPOTrainer:
     def __init__(
         self,
-        config: GPTConfig,
+        config: DecoderConfig,
         dpo: DPOConfig,
         tokenizer,
         prompt_width: int,
@@ -92,7 +93,7 @@ class DPOTrainer:
                         f"each needs 1 to prompt_width={self.prompt_width}"
                     )
                 for g, text in enumerate(completions):
-                    completion = self.tok.encode(text) + [self.tok.eos]
+                    completion = continuation_ids(self.tok, text) + [self.tok.eos]
                     if len(completion) > self.new:
                         raise ValueError(
                             f"completion {text!r} of {prompt!r} has {len(completion)} tokens "
@@ -131,3 +132,11 @@ class DPOTrainer:
         if self.greedy is None:
             raise ValueError("evaluate() needs the trainer built with a reward")
         return self.greedy.evaluate(weights, problems)
+
+
+def continuation_ids(tokenizer, text: str) -> list[int]:
+    """The ids of a text that follows a prompt: without the special tokens
+    a model's tokenizer puts at the start of a text (Llama's BOS)."""
+    if "add_special_tokens" in inspect.signature(tokenizer.encode).parameters:
+        return list(tokenizer.encode(text, add_special_tokens=False))
+    return list(tokenizer.encode(text))

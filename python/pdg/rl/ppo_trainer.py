@@ -31,7 +31,7 @@ import numpy as np
 
 from pdg import optim
 from pdg.lowering.cache import build_artifact
-from pdg.nn import GPTConfig
+from pdg.nn import DecoderConfig
 from pdg.programs import build_rl_step, build_values
 from pdg.runtime import load
 
@@ -42,7 +42,7 @@ from .trainer import GreedyEvaluator, Rollout, StepStats, TrainerState, build_sa
 class PPOTrainer:
     def __init__(
         self,
-        config: GPTConfig,
+        config: DecoderConfig,
         ppo: PPOConfig,
         reward: Callable[[str, str], float],
         tokenizer,

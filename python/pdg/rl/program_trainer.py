@@ -21,18 +21,18 @@ import numpy as np
 
 from pdg import optim
 from pdg.lowering.cache import build_artifact
-from pdg.nn import GPTConfig
+from pdg.nn import DecoderConfig
 from pdg.programs import build_grpo
 from pdg.runtime import load
 
 from .grpo import GRPOConfig
-from .trainer import GreedyEvaluator, StepStats, TrainerState
+from .trainer import GreedyEvaluator, StepStats, TrainerState, stop_ids
 
 
 class GRPOProgramTrainer:
     def __init__(
         self,
-        config: GPTConfig,
+        config: DecoderConfig,
         grpo: GRPOConfig,
         reward: Callable[[str, str], float],
         tokenizer,
@@ -63,7 +63,7 @@ class GRPOProgramTrainer:
             config,
             grpo,
             reward_of_ids,
-            eos=tokenizer.eos,
+            eos=stop_ids(tokenizer),
             prompt_width=prompt_width,
             max_new_tokens=max_new_tokens,
             optimizer=optim.Adam(lr),

@@ -26,7 +26,7 @@ import numpy as np
 
 from pdg import optim
 from pdg.lowering.cache import build_artifact
-from pdg.nn import GPTConfig
+from pdg.nn import DecoderConfig
 from pdg.programs import build_decode, build_rl_step
 from pdg.runtime import load
 
@@ -55,7 +55,7 @@ class StepStats:
 class GRPOTrainer:
     def __init__(
         self,
-        config: GPTConfig,
+        config: DecoderConfig,
         grpo: GRPOConfig | RLOOConfig,
         reward: Callable[[str, str], float],
         tokenizer,
@@ -145,6 +145,20 @@ class GRPOTrainer:
         return TrainerState(weights, state.reference, opt_state, state.step + 1), stats
 
 
+def stop_ids(tokenizer) -> tuple[int, ...]:
+    """The ids that end a completion: a model tokenizer's `eos_ids` (e.g.
+    pdg.models.Tokenizer, several for some models), else its `eos`."""
+    ids = tuple(getattr(tokenizer, "eos_ids", None) or ())
+    if not ids and getattr(tokenizer, "eos", None) is not None:
+        ids = (int(tokenizer.eos),)
+    if not ids:
+        raise ValueError(
+            "the tokenizer has no end-of-sequence id (give it `eos`, or load a model whose "
+            "config or tokenizer names one)"
+        )
+    return ids
+
+
 def build_sampler(config, tokenizer, length: int, prompt_width: int, algorithm, max_batch: int):
     """The decode program that samples completions (at the algorithm's
     temperature, the seed given at each run, each sequence stopped at its
@@ -152,7 +166,7 @@ def build_sampler(config, tokenizer, length: int, prompt_width: int, algorithm, 
     chosen tokens, step by step: the update reads them."""
     return build_decode(
         config,
-        eos=tokenizer.eos,
+        eos=stop_ids(tokenizer),
         max_len=length,
         prompt_width=prompt_width,
         max_batch=max_batch,
@@ -260,7 +274,7 @@ class GreedyEvaluator:
         self.reward, self.tok = reward, tokenizer
         self.decode = build_decode(
             config,
-            eos=tokenizer.eos,
+            eos=stop_ids(tokenizer),
             max_len=prompt_width + max_new_tokens,
             prompt_width=prompt_width,
             max_batch=max_batch,

@@ -1,0 +1,214 @@
+"""One pre-norm decoder-only transformer for the GPT-2 and Llama families.
+
+Every difference between GPT-2, Llama 2/3, Mistral, Qwen2/2.5 and Qwen3 is
+a field of DecoderConfig (pdg.models reads them from a Hugging Face
+config.json):
+
+    field            GPT-2        Llama        Mistral   Qwen2       Qwen3
+    positions        learned      rotary       rotary    rotary      rotary
+    norm             layernorm    rmsnorm      rmsnorm   rmsnorm     rmsnorm
+    gated_mlp        no (GELU)    yes (SiLU)   yes       yes         yes
+    qkv_bias/o_bias  yes/yes      no/no        no/no     yes/no      no/no
+    qk_norm          no           no           no        no          yes
+    pattern          full         full         window    per layer   per layer
+    tie_embeddings   yes          either       either    either      either
+
+Parameters are named by path: `wte.w` (token embedding), `wpe.w` (learned
+positions), per layer i `h{i}.ln1.g` / `.b`, `h{i}.attn.{q,k,v,o}.w` / `.b`,
+`h{i}.attn.{q,k}_norm.g`, `h{i}.ln2.*`, the MLP `h{i}.mlp.fc.*` and
+`h{i}.mlp.proj.*` (plain) or `h{i}.mlp.{gate,up,down}.*` (gated), then
+`ln_f.*` and, with an untied head, `lm_head.w` (d_model, vocab). A Linear's
+weight is (d_in, d_out): y = x @ w + b.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pdg.frontend import Dim, ProgramError, TensorLike
+
+from .attention import Attention, AttentionPattern
+from .layers import MLP, Embedding, GatedMLP, LayerNorm, Module, RMSNorm, check_activation
+from .rope import RopeScaling, rope_frequencies
+
+POSITIONS = ("learned", "rotary")
+NORMS = ("layernorm", "rmsnorm")
+
+
+@dataclass(frozen=True)
+class DecoderConfig:
+    vocab: int = 1024
+    d_model: int = 256
+    n_layers: int = 2
+    n_heads: int = 4
+    n_kv_heads: int | None = None  # fewer than n_heads: grouped-query attention
+    max_positions: int = 4096  # the learned position table's rows; rotary: the trained context
+    pattern: AttentionPattern = field(default_factory=AttentionPattern)
+    dtype: str = "f32"
+    head_dim: int | None = None  # default d_model // n_heads
+    d_ff: int | None = None  # the MLP's hidden size; default 4 * d_model
+    positions: str = "learned"  # learned | rotary
+    rope_theta: float = 10000.0
+    rope_scaling: RopeScaling | None = None
+    norm: str = "layernorm"  # layernorm | rmsnorm
+    norm_eps: float = 1e-5
+    activation: str = "gelu_tanh"  # gelu_tanh | gelu | silu | relu
+    gated_mlp: bool = False  # down(act(gate(x)) * up(x)) instead of proj(act(fc(x)))
+    qkv_bias: bool = True
+    o_bias: bool = True
+    mlp_bias: bool = True
+    qk_norm: bool = False  # an RMSNorm over each head of q and k (Qwen3)
+    tie_embeddings: bool = True  # logits = h @ wte.w.T; else h @ lm_head.w
+    layer_patterns: tuple[AttentionPattern, ...] | None = None  # per layer, over `pattern`
+
+    def __post_init__(self):
+        for name in ("vocab", "d_model", "n_layers", "n_heads", "max_positions"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ProgramError(
+                    f"DecoderConfig.{name} must be a positive integer, got {value!r}"
+                )
+        if self.positions not in POSITIONS:
+            raise ProgramError(
+                f"unknown positions '{self.positions}'", hint=f"use one of {', '.join(POSITIONS)}"
+            )
+        if self.norm not in NORMS:
+            raise ProgramError(f"unknown norm '{self.norm}'", hint=f"use one of {', '.join(NORMS)}")
+        check_activation(self.activation)
+        kv = self.n_kv_heads or self.n_heads
+        if self.n_heads % kv:
+            raise ProgramError(
+                f"{self.n_heads} query heads do not divide into {kv} key/value heads"
+            )
+        if self.head_dim is None and self.d_model % self.n_heads:
+            raise ProgramError(
+                f"d_model={self.d_model} does not divide into {self.n_heads} heads",
+                hint="give head_dim explicitly",
+            )
+        if self.positions == "rotary" and self.attention_head_dim % 2:
+            raise ProgramError(
+                f"rotary positions need an even head dim, got {self.attention_head_dim}"
+            )
+        if self.layer_patterns is not None and len(self.layer_patterns) != self.n_layers:
+            raise ProgramError(
+                f"layer_patterns has {len(self.layer_patterns)} entries for {self.n_layers} layers"
+            )
+
+    @property
+    def attention_head_dim(self) -> int:
+        return self.head_dim or self.d_model // self.n_heads
+
+    @property
+    def mlp_hidden(self) -> int:
+        return self.d_ff or 4 * self.d_model
+
+    def pattern_of(self, layer: int) -> AttentionPattern:
+        return self.layer_patterns[layer] if self.layer_patterns else self.pattern
+
+    def with_pattern(self, pattern: AttentionPattern) -> DecoderConfig:
+        """The same model with every layer attending through `pattern`."""
+        from dataclasses import replace
+
+        return replace(self, pattern=pattern, layer_patterns=None)
+
+
+class Decoder(Module):
+    """Token embeddings (+ learned positions), pre-norm blocks (attention,
+    MLP), a final norm, and logits through the tied embedding or a head."""
+
+    def __init__(self, program, config: DecoderConfig, path: str = ""):
+        super().__init__(program, path)
+        c, self.config = config, config
+
+        def sub(name: str) -> str:
+            return f"{path}.{name}" if path else name
+
+        def norm(name: str, d: int) -> Module:
+            kind = LayerNorm if c.norm == "layernorm" else RMSNorm
+            return self.child(kind(program, sub(name), d, c.norm_eps, c.dtype))
+
+        self.wte = self.child(Embedding(program, sub("wte"), c.vocab, c.d_model, c.dtype))
+        self.wpe = None
+        if c.positions == "learned":
+            self.wpe = self.child(
+                Embedding(program, sub("wpe"), c.max_positions, c.d_model, c.dtype)
+            )
+        rope = False
+        if c.positions == "rotary":
+            rope = rope_frequencies(c.attention_head_dim, c.rope_theta, c.rope_scaling)
+        self.blocks = []
+        for i in range(c.n_layers):
+            ln1 = norm(f"h{i}.ln1", c.d_model)
+            attn = self.child(
+                Attention(
+                    program,
+                    sub(f"h{i}.attn"),
+                    c.d_model,
+                    c.n_heads,
+                    c.n_kv_heads,
+                    c.pattern_of(i),
+                    rope,
+                    c.dtype,
+                    head_dim=c.head_dim,
+                    qkv_bias=c.qkv_bias,
+                    o_bias=c.o_bias,
+                    qk_norm=c.qk_norm,
+                    norm_eps=c.norm_eps,
+                )
+            )
+            ln2 = norm(f"h{i}.ln2", c.d_model)
+            mlp_kind = GatedMLP if c.gated_mlp else MLP
+            mlp = self.child(
+                mlp_kind(
+                    program,
+                    sub(f"h{i}.mlp"),
+                    c.d_model,
+                    c.mlp_hidden,
+                    c.dtype,
+                    c.activation,
+                    c.mlp_bias,
+                )
+            )
+            self.blocks.append((ln1, attn, ln2, mlp))
+        self.ln_f = norm("ln_f", c.d_model)
+        self.head = None
+        if not c.tie_embeddings:
+            self.head = self.param("lm_head.w", (c.d_model, c.vocab), c.dtype)
+
+    def __call__(self, token: TensorLike, position: TensorLike, step: Dim) -> TensorLike:
+        """Logits (vocab,) for the token at `position`, attending along `step`."""
+        h = self.hidden(token, position, step)
+        return h @ (self.wte.table.T if self.head is None else self.head)
+
+    def hidden(self, token: TensorLike, position: TensorLike, step: Dim) -> TensorLike:
+        """The final normalized hidden state (d_model,): what the logits and
+        a value head read."""
+        x = self.wte(token)
+        if self.wpe is not None:
+            x = x + self.wpe(position)
+        for ln1, attn, ln2, mlp in self.blocks:
+            x = x + attn(ln1(x), step, position)
+            x = x + mlp(ln2(x))
+        return self.ln_f(x)
+
+    # -- weights ------------------------------------------------------------
+    def weights_from_state_dict(self, state: Mapping[str, object]) -> dict[str, np.ndarray]:
+        """Weights by path from a PyTorch state_dict: ours, or a Hugging Face
+        model's of the GPT-2 or the Llama layout (`transformer.h.0.attn.
+        c_attn.weight`, `model.layers.0.self_attn.q_proj.weight`, ...)."""
+        from pdg.models.layout import from_hf_names, hf_layout_of
+
+        arrays = {k: _to_numpy(v) for k, v in state.items()}
+        layout = hf_layout_of(arrays)
+        if layout is not None:
+            arrays = from_hf_names(arrays, self.config, layout)
+        return self.inputs_from(arrays)
+
+
+def _to_numpy(value) -> np.ndarray:
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    return np.asarray(value)

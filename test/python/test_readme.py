@@ -14,14 +14,18 @@ from conftest import REPO_ROOT
 from pdg.lowering.artifact import compile_module
 
 
-def scan_block() -> str:
+def readme_block(marker: str) -> str:
     readme = (REPO_ROOT / "README.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
-    (block,) = [b for b in blocks if 'pdg.Program("scan")' in b]
+    (block,) = [b for b in blocks if marker in b]
     return block
 
 
-def test_the_scan_example_runs_interpreted_and_compiled(tmp_path):
+def scan_block() -> str:
+    return readme_block('pdg.Program("scan")')
+
+
+def test_the_scan_example_runs_interpreted_and_compiled(tmp_path, monkeypatch):
     a = np.random.default_rng(0).uniform(0.5, 1.5, (2, 4)).astype(np.float32)
     namespace = {"a_array": a}
     exec(scan_block(), namespace)  # noqa: S102 (the README's own code)
@@ -30,6 +34,16 @@ def test_the_scan_example_runs_interpreted_and_compiled(tmp_path):
     ran = pdg.runtime.load(tmp_path / "scan.pdgx").run({"a": a}, {"B": 2})
     assert ran.bounds["T"].tolist() == list(interpreted.bounds["T"])
     for got, want in zip(ran.outputs["y"], interpreted.outputs["y"], strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+
+    # The README's compile-and-run block, as written, after the scan block.
+    namespace["__name__"] = "readme"
+    monkeypatch.chdir(tmp_path)
+    exec(readme_block("compile_module(module"), namespace)  # noqa: S102
+    readme_run = namespace["run"]
+    assert readme_run.bounds["T"].tolist() == list(interpreted.bounds["T"])
+    assert readme_run.peak_bytes > 0
+    for got, want in zip(readme_run.outputs["y"], interpreted.outputs["y"], strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-5)
 
     # The command lines, on a script that defines `program`.

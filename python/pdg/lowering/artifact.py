@@ -25,6 +25,7 @@ from pdg.analysis.memory import peak, report_lines, stores_of
 from pdg.atomic_files import clean_stale, pause_for_tests, replace_directory, scratch_path
 from pdg.interrupts import deferred_interrupts
 from pdg.ir.source import format_location
+from pdg.passes import pipelines
 from pdg.passes.pipeline import parse_pipeline, run_pipeline
 from pdg.passes.registry import PassError
 from pdg.runtime.formula import formula, to_json
@@ -43,13 +44,6 @@ from .lower import lower_to_loops
 from .native import build_library, to_llvm
 from .toolchain import ToolchainError
 from .trampolines import trampolines_source
-
-# Whole-graph optimization and planning before the lowering ({vectorize}:
-# pdg-vectorize or nothing).
-OPTIMIZE = (
-    "builtin.module(pdg-dedup,pdg-dce,canonicalize,pdg-contract-reductions,"
-    "{vectorize}canonicalize,pdg-fuse,pdg-plan-storage,pdg-schedule)"
-)
 
 
 class CompileError(Exception):
@@ -121,8 +115,7 @@ def _compile(
     if vectorize and not (vectorize is True or str(vectorize).isidentifier()):
         raise CompileError(f"vectorize names a dim, got {vectorize!r}")
     folded = "b" if vectorize is True else vectorize
-    pipeline = OPTIMIZE.format(vectorize=f"pdg-vectorize{{dim={folded}}}," if vectorize else "")
-    errors = run_pipeline(module, parse_pipeline(pipeline))
+    errors = run_pipeline(module, parse_pipeline(pipelines.optimize(folded if vectorize else None)))
     if errors:
         raise CompileError("\n".join(d.render() for d in errors), errors)
     graph = read_graph(graphs[0].operation)

@@ -14,37 +14,15 @@ from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import func
-from mlir.passmanager import PassManager
 
-from pdg import _ext
+from pdg.passes.pipelines import BUFFERIZE, DEALLOCATE, run_registered
 
 from .text import symbol
 
-# Bufferization of the wrapped bodies. Function arguments take any strided
-# layout, so the driver can pass views of its stores without copying.
-BUFFERIZE = (
-    # tanh as exp (which libmvec vectorizes; scalar tanhf calls do not).
-    "inline,symbol-dce,func.func(convert-elementwise-to-linalg,math-expand-ops{ops=tanh}),"
-    "pdg-decompose-aggregates,"
-    "pdg-interchange-reductions,pdg-reassociate-reductions,cse,"
-    "canonicalize,eliminate-empty-tensors,"
-    "empty-tensor-to-alloc-tensor,"
-    "one-shot-bufferize{bufferize-function-boundaries "
-    "function-boundary-type-conversion=fully-dynamic-layout-map}"
-)
 # Past this many bodies the entry is not one function: LLVM's -O3 time grows
 # faster than linearly with a function's size (570 inlined bodies of a
 # decoder's gradient: 38 s of opt and llc), so bodies stay calls.
 INLINE_LIMIT = 200
-
-# After the destination result is dropped (_drop_destination_results):
-# temporaries of a fixed size up to 4 KiB live on the stack (a body's
-# vectors and small matrices: no malloc and free per point), and every
-# other temporary is freed at its last use.
-DEALLOCATE = (
-    "func.func(promote-buffers-to-stack{max-alloc-size-in-bytes=4096 "
-    "max-rank-of-allocated-memref=0}),buffer-deallocation-pipeline,cse,canonicalize"
-)
 
 
 @dataclass
@@ -120,9 +98,9 @@ def bufferize_bodies(
     assert text.endswith("}")
     with ctx, ir.Location.unknown():
         module = ir.Module.parse(text[:-1] + "\n".join(wrappers.values()) + "\n}")
-    _run(module, BUFFERIZE)
+    run_registered(module, BUFFERIZE)
     _drop_destination_results(module, [f"{body}_into" for body in wrappers])
-    _run(module, DEALLOCATE)
+    run_registered(module, DEALLOCATE)
     out: dict[str, Wrapper] = {}
     by_name = {
         ir.StringAttr(op.attributes["sym_name"]).value: op
@@ -141,12 +119,6 @@ def bufferize_bodies(
             )
         out[body] = Wrapper(f"{body}_into", [str(t) for t in ftype.inputs], len(ftype.results))
     return module, out
-
-
-def _run(module: ir.Module, pipeline: str) -> None:
-    pm = PassManager("builtin.module", context=module.context)
-    _ext.add_pass_pipeline(pm, pipeline)
-    pm.run(module.operation)
 
 
 def _drop_destination_results(module: ir.Module, names: list[str]) -> None:

@@ -14,30 +14,11 @@ cuda-python) is the next step."""
 from __future__ import annotations
 
 from mlir import ir
-from mlir.passmanager import PassManager
 
-from pdg import _ext
+from pdg.passes.pipelines import TO_KERNELS, run_registered, to_ptx
 
 # sm_80 takes PTX 7.0+, sm_90 needs 7.8+: one PTX ISA version for both.
 ARCHITECTURES = {"sm_80": "+ptx80", "sm_90": "+ptx80"}
-
-TO_KERNELS = (
-    "pdg-copies-to-linalg,"
-    "func.func(convert-linalg-to-parallel-loops,gpu-map-parallel-loops,"
-    "convert-parallel-loops-to-gpu),"
-    "pdg-widen-i1-memrefs,gpu-kernel-outlining"
-)
-TO_PTX = (
-    "lower-affine,nvvm-attach-target{{chip={chip} features={features}}},"
-    "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,convert-gpu-to-nvvm,"
-    "reconcile-unrealized-casts),gpu-module-to-binary{{format=isa}}"
-)
-
-
-def _run(module: ir.Module, pipeline: str) -> None:
-    pm = PassManager("builtin.module", context=module.context)
-    _ext.add_pass_pipeline(pm, pipeline)
-    pm.run(module.operation)
 
 
 def _gather_kernels(module: ir.Module) -> int:
@@ -82,7 +63,7 @@ def kernels_ptx(lowered_text: str, context: ir.Context) -> tuple[dict[str, str],
     for op in list(module.body.operations):
         if "llvm.emit_c_interface" in op.operation.attributes:
             op.operation.erase()  # the entry (and its external callees) stays on the host
-    _run(module, TO_KERNELS)
+    run_registered(module, TO_KERNELS)
     count = _gather_kernels(module)
     if not count:
         return {}, 0
@@ -91,7 +72,7 @@ def kernels_ptx(lowered_text: str, context: ir.Context) -> tuple[dict[str, str],
     for chip, features in ARCHITECTURES.items():
         with context, ir.Location.unknown():
             copy = ir.Module.parse(kernels)
-        _run(copy, TO_PTX.format(chip=chip, features=features))
+        run_registered(copy, to_ptx(chip, features))
         binary = next(op for op in copy.body.operations if op.operation.name == "gpu.binary")
         ptx[chip] = _object_text(ir.ArrayAttr(binary.operation.attributes["objects"])[0])
     return ptx, count

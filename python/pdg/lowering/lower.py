@@ -7,9 +7,8 @@ memref, scf, linalg, arith and math ops, ready for the LLVM lowering."""
 from __future__ import annotations
 
 from mlir import ir
-from mlir.passmanager import PassManager
 
-from pdg import _ext
+from pdg.passes.pipelines import OUTLINE, run_registered
 from pdg.passes.registry import PassError
 
 from .bodies import bufferize_bodies, wrapper_text
@@ -37,9 +36,7 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
         for op in g.regions[0].blocks[0].operations
         if op.operation.name == "pdg.node"
     ):
-        pm = PassManager("builtin.module", context=ctx)
-        _ext.add_pass_pipeline(pm, "pdg-outline-bodies")
-        pm.run(module.operation)
+        run_registered(module, OUTLINE)
     check_bodies(module)
     models = [read_model(g) for g in graphs]
     _check_entry_names(models)

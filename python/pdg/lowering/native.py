@@ -14,31 +14,12 @@ import tempfile
 from pathlib import Path
 
 from mlir import ir
-from mlir.passmanager import PassManager
 
-from pdg import _ext
 from pdg.ir.source import format_location
+from pdg.passes import pipelines
+from pdg.passes.pipelines import run_registered
 
 from .toolchain import ToolchainError, c_runtime, linker, tool
-
-TO_LLVM = (
-    "pdg-copies-to-linalg,pdg-parallelize-large-ops,pdg-register-tile-contractions,"
-    # Gathers are plain loads from here: those at indices from data get a
-    # bounds check (the sites are read back by index_checks below).
-    "func.func(convert-linalg-to-loops),pdg-check-indices,lower-affine,"
-    # The driver's parallel loops: OpenMP ops, outlined by mlir-translate into
-    # calls of the thread pool (pdg.lowering.threads). pdg-inline-alloca-scopes
-    # drops the alloca scopes it wraps loop bodies in (they allocate nothing),
-    # which would otherwise hold several blocks after convert-scf-to-cf.
-    "convert-scf-to-openmp,pdg-inline-alloca-scopes,"
-    "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
-    "convert-vector-to-llvm,"
-    "finalize-memref-to-llvm{use-generic-functions use-aligned-alloc},convert-math-to-llvm,"
-    # What LLVM has no intrinsic for (math.erf) becomes a call into libm.
-    "convert-math-to-libm,"
-    "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
-    "convert-openmp-to-llvm,reconcile-unrealized-casts"
-)
 
 
 def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
@@ -46,16 +27,9 @@ def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
     index checks (see index_checks). `check_indices=False` leaves reads at
     data-dependent indices unchecked: only to measure what the checks cost
     (bench/index_checks.py)."""
-    first, rest = TO_LLVM.split(",lower-affine,", 1)
-    if not check_indices:
-        first = first.replace(",pdg-check-indices", "")
-    pm = PassManager("builtin.module", context=module.context)
-    _ext.add_pass_pipeline(pm, first)
-    pm.run(module.operation)
+    run_registered(module, pipelines.to_loops(check_indices))
     checks = index_checks(module)
-    pm = PassManager("builtin.module", context=module.context)
-    _ext.add_pass_pipeline(pm, "lower-affine," + rest)
-    pm.run(module.operation)
+    run_registered(module, pipelines.TO_LLVM)
     _tell_llvm_what_it_cannot_see(module)
     return checks
 

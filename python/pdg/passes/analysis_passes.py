@@ -33,6 +33,10 @@ def _check(graph: Graph, poly: Polyhedral) -> None:
     "reads the future of a sequential dim",
 )
 def check_legality_pass(module: ir.Module) -> None:
+    """Proves with isl that every read stays in its producer's domain and
+    that every cycle reads one way along a sequential dim (back, or ahead
+    along a static or launch dim). Each illegal read is reported at its
+    access. The storage and schedule passes run this check first."""
     for graph in graphs(module):
         _check(graph, Polyhedral(graph))
 
@@ -54,6 +58,13 @@ def _annotate(module: ir.Module, attribute: str, compute) -> None:
     "footprint; attach it as pdg.store",
 )
 def plan_storage_pass(module: ir.Module) -> None:
+    """Gives each value a store from its footprint (which points are read
+    while it lives): `point`, `window` (a circular buffer of w steps),
+    `block`, `full` or `growable` (sized by the symbols), or `partial` (a
+    value read only by a sum over its parallel dims: one partial sum per
+    chunk of at most 16 fixed chunks of its points). The store is attached
+    as `#pdg.store<window, [B, 64]>`; `pdg-opt --pdg-memory-report` prints
+    each store and the peak as formulas of the symbols."""
     _annotate(module, "pdg.store", plan_storage)
 
 
@@ -64,4 +75,11 @@ def plan_storage_pass(module: ir.Module) -> None:
     "phase, loops, order, and a stage shared by nodes that may overlap)",
 )
 def schedule_pass(module: ir.Module) -> None:
+    """Builds loop nests over the sequential dims (forward, or backward for
+    a gradient's recurrence; a value read after its nest is kept whole),
+    computes values without them whole between nests, and orders the nodes
+    of each step; nodes at the same `stage` may overlap. A nest's members
+    with a sequential dim of their own are grouped again inside it (`nest =
+    [..]`: a generation loop inside a training loop), the reads it carries
+    from earlier steps set aside."""
     _annotate(module, "pdg.schedule", schedule)

@@ -15,6 +15,11 @@ from .registry import register
     "bodies outlined and bufferized in destination-passing style",
 )
 def lower_to_loops_pass(module: ir.Module) -> None:
+    """The planned, scheduled graph becomes an entry `func.func` that owns
+    the stores as memrefs (circular, growable, exact) and runs the loops
+    (`scf.for`, or `scf.while` for a dynamic dim), with the bodies outlined
+    and bufferized in destination-passing style and udfs called through a
+    callback table. Every loop step checks the runtime's stop flag."""
     from pdg.lowering import lower_to_loops  # pdg.lowering imports this package
 
     lower_to_loops(module)

@@ -11,9 +11,10 @@ import numpy as np
 import pdg.frontend as pf
 from pdg.interpreter import interpret
 from pdg.ir import make_context, parse_text
-from pdg.lowering.artifact import OPTIMIZE, compile_module
+from pdg.lowering.artifact import compile_module
 from pdg.lowering.lower import lower_to_loops
 from pdg.passes.pipeline import parse_pipeline, run_pipeline
+from pdg.passes.pipelines import optimize
 
 from lowering.test_compiled_threads import run_with_threads
 
@@ -44,7 +45,7 @@ def step_loops(text: str) -> list[list[str]]:
     """The entry's step loop (over t) as its parallel loops in order, each
     the nodes it calls; a node called outside one is a list of its own."""
     module = parse_text(text, "shared", make_context())
-    assert not run_pipeline(module, parse_pipeline(OPTIMIZE.format(vectorize="")))
+    assert not run_pipeline(module, parse_pipeline(optimize()))
     lower_to_loops(module)
     entry = str(module).split("func.func @pdg_shared(")[1]
     step = entry.split("scf.for", 1)[1]

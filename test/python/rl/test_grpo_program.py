@@ -226,11 +226,11 @@ def test_weight_gradients_are_not_stored_per_completion(layout):
     pdg-contract-reductions rightly keeps the per-step product.)"""
     from pdg.analysis.graph import read_graph
     from pdg.analysis.memory import stores_of
-    from pdg.lowering.artifact import OPTIMIZE
     from pdg.passes.pipeline import parse_pipeline, run_pipeline
+    from pdg.passes.pipelines import optimize
 
     module = build("f32", optim.Adam(1e-3), layout, d_model=16).program.build()
-    assert not run_pipeline(module, parse_pipeline(OPTIMIZE.format(vectorize="")))
+    assert not run_pipeline(module, parse_pipeline(optimize()))
     graph = read_graph(
         next(op.operation for op in module.body.operations if op.name == "pdg.graph")
     )
@@ -257,11 +257,11 @@ def test_a_microbatch_steps_as_one_aligned_block(microbatch):
     own: a contiguous block per step, no gather or scatter across
     sequences."""
     from pdg.analysis.graph import read_graph
-    from pdg.lowering.artifact import OPTIMIZE
     from pdg.passes.pipeline import parse_pipeline, run_pipeline
+    from pdg.passes.pipelines import optimize
 
     module = build("f32", optim.Adam(1e-3), "group", microbatch=microbatch).program.build()
-    assert not run_pipeline(module, parse_pipeline(OPTIMIZE.format(vectorize="")))
+    assert not run_pipeline(module, parse_pipeline(optimize()))
     graph = read_graph(
         next(op.operation for op in module.body.operations if op.name == "pdg.graph")
     )
@@ -321,13 +321,13 @@ def test_a_step_shares_its_parallel_loops():
     node calls in parallel loops run in 32 loops, 45 in the largest; with
     a loop per node there were 139."""
     from pdg.ir import make_context, parse_text
-    from pdg.lowering.artifact import OPTIMIZE
     from pdg.lowering.lower import lower_to_loops
     from pdg.passes.pipeline import parse_pipeline, run_pipeline
+    from pdg.passes.pipelines import optimize
 
     text = str(build("f32", optim.Adam(1e-3), "group", microbatch=2).program.build())
     module = parse_text(text, "grpo", make_context())
-    assert not run_pipeline(module, parse_pipeline(OPTIMIZE.format(vectorize="")))
+    assert not run_pipeline(module, parse_pipeline(optimize()))
     lower_to_loops(module)
     calls, inside = [], False  # node calls per parallel loop of the entry
     for line in str(module).split("func.func @pdg_grpo(")[1].splitlines():

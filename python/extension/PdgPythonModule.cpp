@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AffineSyntax.h"
 #include "PdgDialect.h"
 #include "Passes.h"
 #include "UpstreamParserGuards.h"
@@ -61,6 +62,10 @@ static bool isAccessAttr(MlirAttribute a) {
 static MlirTypeID accessAttrId() {
   return wrap(TypeID::get<pdg::AccessAttr>());
 }
+static bool isStoreAttr(MlirAttribute a) {
+  return isa<pdg::StoreAttr>(unwrap(a));
+}
+static MlirTypeID storeAttrId() { return wrap(TypeID::get<pdg::StoreAttr>()); }
 
 struct PyValueType : PyConcreteType<PyValueType> {
   static constexpr IsAFunctionTy isaFunction = isValueType;
@@ -145,6 +150,48 @@ struct PyAccessAttr : PyConcreteAttribute<PyAccessAttr> {
           return attr(self).isSlice(entry);
         },
         nb::arg("entry"));
+  }
+};
+
+/// `#pdg.store<kind, [extents]>` read field by field: the lowering and the
+/// memory report take the kind and each extent's formula from here, never
+/// from the printed attribute.
+struct PyStoreAttr : PyConcreteAttribute<PyStoreAttr> {
+  static constexpr IsAFunctionTy isaFunction = isStoreAttr;
+  static constexpr GetTypeIDFunctionTy getTypeIdFunction = storeAttrId;
+  static constexpr const char *pyClassName = "StoreAttr";
+  using Base::Base;
+
+  static pdg::StoreAttr attr(PyStoreAttr &self) {
+    return cast<pdg::StoreAttr>(unwrap(self.get()));
+  }
+
+  static void bindDerived(ClassTy &c) {
+    c.def_prop_ro("kind", [](PyStoreAttr &self) {
+      return attr(self).getKind().str();
+    });
+    c.def_prop_ro("symbols", [](PyStoreAttr &self) {
+      std::vector<std::string> names;
+      for (StringAttr s : attr(self).getSymbols())
+        names.push_back(s.getValue().str());
+      return names;
+    });
+    c.def_prop_ro(
+        "extents",
+        [](PyStoreAttr &self) {
+          llvm::SmallVector<std::string> syms;
+          for (StringAttr s : attr(self).getSymbols())
+            syms.push_back(s.getValue().str());
+          std::vector<std::string> extents;
+          for (AffineExpr e : attr(self).getExtents().getResults()) {
+            std::string text;
+            llvm::raw_string_ostream os(text);
+            pdg::printNamedAffineExpr(os, e, {}, syms);
+            extents.push_back(os.str());
+          }
+          return extents;
+        },
+        "One formula per domain dim, in the graph's bound symbols.");
   }
 };
 
@@ -238,6 +285,7 @@ static void populate(nb::module_ &m) {
   pdg::registerPdgPasses();
   PyValueType::bind(m);
   PyAccessAttr::bind(m);
+  PyStoreAttr::bind(m);
   m.def("register_dialect", registerDialect, nb::arg("context") = nb::none(),
         nb::arg("load") = true, "Registers (and loads) the pdg dialect.");
   m.def("parse_source", parseSource, nb::arg("source"), nb::arg("filename"),

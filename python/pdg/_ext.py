@@ -10,6 +10,7 @@ from mlir._mlir_libs import _mlir
 from pdg._pdg_ext import (  # noqa: F401
     MLIR_VERSION,
     AccessAttr,
+    StoreAttr,
     ValueType,
     add_pass_pipeline,
     bound_kind,

@@ -325,6 +325,25 @@ def test_13_access_attr_parse_downcasts_and_cast_checks(ctx):
             P.AccessAttr(ir.StringAttr.get("x"))
 
 
+@pytest.mark.parametrize(
+    "text, kind, extents, symbols",
+    [
+        ("#pdg.store<window, [B, 64]>", "window", ["B", "64"], ["B"]),
+        ("#pdg.store<growable, [B * 2 + 1, T, 8]>", "growable", ["B * 2 + 1", "T", "8"], ["B", "T"]),
+        ("#pdg.store<point, []>", "point", [], []),
+        ("#pdg.store<full, [T floordiv 16, max_len]>", "full", ["T floordiv 16", "max_len"],
+         ["T", "max_len"]),
+    ],
+)  # fmt: skip
+def test_13b_store_attr_reads_kind_and_extent_formulas(ctx, text, kind, extents, symbols):
+    with ctx:
+        a = ir.Attribute.parse(text)
+        assert isinstance(a, P.StoreAttr)
+        assert (a.kind, a.extents, a.symbols) == (kind, extents, symbols)
+        with pytest.raises(ValueError, match="Cannot cast attribute to StoreAttr"):
+            P.StoreAttr(ir.StringAttr.get("x"))
+
+
 # --------------------------------------------------------------------------
 # Ops
 # --------------------------------------------------------------------------

@@ -8,13 +8,12 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from pdg import _ext
 from pdg.runtime.formula import evaluate, formula
 
 from .graph import Graph
 from .polyhedral import Polyhedral
 from .storage import Store, _point_factors, plan_storage
-
-_STORE = re.compile(r"#pdg\.store<(\w+), \[(.*)\]>")
 
 
 def stores_of(graph: Graph) -> list[Store]:
@@ -28,9 +27,8 @@ def stores_of(graph: Graph) -> list[Store]:
     for v in graph.values:
         if "pdg.store" not in v.op.attributes:
             continue
-        m = _STORE.fullmatch(str(v.op.attributes["pdg.store"]))
-        extents = [e.strip() for e in m.group(2).split(",")] if m.group(2) else []
-        stores.append(Store(v, m.group(1), extents, _point_factors(graph, poly, v)))
+        store = _ext.StoreAttr(v.op.attributes["pdg.store"])
+        stores.append(Store(v, store.kind, store.extents, _point_factors(graph, poly, v)))
     return stores
 
 

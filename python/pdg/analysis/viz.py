@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from pdg import _ext
+
 from .graph import Graph, Read, Value
 
 BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 170, 52, 24, 46, 30
@@ -72,9 +74,9 @@ def _attr(v: Value, name: str) -> str:
 def _label_lines(v: Value) -> list[str]:
     shape = "x".join("?" if d is None else str(d) for d in v.shape)
     lines = [v.name, f"[{', '.join(v.domain)}] {shape + 'x' if shape else ''}{v.element}"]
-    store = _attr(v, "pdg.store")
-    if store:
-        lines.append(store.replace("#pdg.store<", "store ").rstrip(">"))
+    if "pdg.store" in v.op.attributes:
+        store = _ext.StoreAttr(v.op.attributes["pdg.store"])
+        lines.append(f"store {store.kind}, [{', '.join(store.extents)}]")
     return lines
 
 

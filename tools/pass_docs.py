@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TD = ROOT / "passes" / "Passes.td"
 OUT = ROOT / "docs" / "passes.md"
 
-PASS_DEF = re.compile(r'^def\s+\w+\s*:\s*Pass<"([^"]+)"(?:\s*,\s*"([^"]+)")?\s*>\s*\{', re.M)
+PASS_DEF = re.compile(r'^def\s+(\w+)\s*:\s*Pass<"([^"]+)"(?:\s*,\s*"([^"]+)")?\s*>\s*\{', re.M)
 SUMMARY = re.compile(r'let\s+summary\s*=\s*"((?:[^"\\]|\\.)*)"\s*;')
 DESCRIPTION = re.compile(r"let\s+description\s*=\s*\[\{(.*?)\}\]\s*;", re.S)
 OPTION = re.compile(
@@ -42,6 +42,7 @@ class PassDoc:
     name: str
     anchor: str
     summary: str
+    source: str  # the file that defines it, from the repository root
     description: str = ""
     options: list[tuple[str, str, str, str]] = field(default_factory=list)
 
@@ -56,13 +57,14 @@ def cpp_passes(td_text: str) -> list[PassDoc]:
         summary = SUMMARY.search(body)
         description = DESCRIPTION.search(body)
         if summary is None:
-            raise SystemExit(f"{TD}: pass {match.group(1)} has no summary")
-        anchor = ANCHORS.get(match.group(2) or "", match.group(2) or "any op")
+            raise SystemExit(f"{TD}: pass {match.group(2)} has no summary")
+        anchor = ANCHORS.get(match.group(3) or "", match.group(3) or "any op")
         docs.append(
             PassDoc(
-                name=match.group(1),
+                name=match.group(2),
                 anchor=anchor,
                 summary=summary.group(1),
+                source=defining_file(match.group(1)),
                 description=textwrap.dedent(description.group(1)).strip() if description else "",
                 options=[
                     (
@@ -78,12 +80,27 @@ def cpp_passes(td_text: str) -> list[PassDoc]:
     return docs
 
 
+def defining_file(def_name: str) -> str:
+    """The .cpp under passes/ that implements the tablegen'd base class."""
+    marker = f"GEN_PASS_DEF_{def_name.upper()}"
+    found = [f for f in sorted((ROOT / "passes").rglob("*.cpp")) if marker in f.read_text()]
+    if len(found) != 1:
+        raise SystemExit(f"{TD}: {def_name} is defined in {len(found)} files under passes/")
+    return str(found[0].relative_to(ROOT))
+
+
 def python_passes() -> list[PassDoc]:
     sys.path.insert(0, str(ROOT / "python"))
     from pdg.passes import registered_passes
 
     return [
-        PassDoc(p.name, "builtin.module", p.summary, (p.run.__doc__ or "").strip())
+        PassDoc(
+            p.name,
+            "builtin.module",
+            p.summary,
+            "python/" + p.run.__module__.replace(".", "/") + ".py",
+            (p.run.__doc__ or "").strip(),
+        )
         for p in registered_passes()
     ]
 
@@ -97,18 +114,24 @@ def render(cpp: list[PassDoc], python: list[PassDoc]) -> str:
         "(`test/python/test_pass_docs.py` fails when it is stale). The order the",
         "compiler runs them in is in [compiler.md](compiler.md).",
         "",
-        "| pass | written in | runs on | what it does |",
+        "| pass | source | runs on | what it does |",
         "| --- | --- | --- | --- |",
     ]
-    for kind, docs in (("C++", cpp), ("Python", python)):
+    for docs in (cpp, python):
         for doc in sorted(docs, key=lambda d: d.name):
             lines.append(
-                f"| [`{doc.name}`](#{doc.name}) | {kind} | `{doc.anchor}` | {doc.summary} |"
+                f"| [`{doc.name}`](#{doc.name}) | [{doc.source}](../{doc.source}) "
+                f"| `{doc.anchor}` | {doc.summary} |"
             )
     for kind, docs in (("C++ (passes/Passes.td)", cpp), ("Python (python/pdg/passes/)", python)):
         lines += ["", f"## Passes written in {kind}"]
         for doc in sorted(docs, key=lambda d: d.name):
-            lines += ["", f"### {doc.name}", "", f"{doc.summary}. Runs on `{doc.anchor}`."]
+            lines += [
+                "",
+                f"### {doc.name}",
+                "",
+                f"{doc.summary}. Runs on `{doc.anchor}`; defined in `{doc.source}`.",
+            ]
             if doc.description:
                 lines += ["", doc.description]
             if doc.options:

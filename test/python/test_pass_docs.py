@@ -32,3 +32,12 @@ def test_02_every_pass_pdg_opt_lists_has_a_section():
     )
     assert len(names) >= 20, names
     assert names == documented, (names - documented, documented - names)
+
+
+def test_03_every_pass_has_a_lit_test_in_its_level_folder():
+    documented = re.findall(
+        r"^### (pdg-[a-z0-9-]+)$", (ROOT / "docs" / "passes.md").read_text(), re.M
+    )
+    levels = [ROOT / "test" / level for level in ("Graph", "Conversion", "Bodies")]
+    missing = [n for n in documented if not any((d / f"{n}.mlir").exists() for d in levels)]
+    assert not missing, missing

@@ -53,7 +53,7 @@ def test_02_decode_steps_batch_and_sequences_end_apart():
 
 
 def test_03_constant_cases_and_values_that_do_not_vary():
-    text = (REPO_ROOT / "test" / "Passes" / "pdg-vectorize.mlir").read_text()
+    text = (REPO_ROOT / "test" / "Graph" / "pdg-vectorize.mlir").read_text()
     program = text.split("// -----")[2]
     inputs = {"prompt": np.array([3, 5, 7], np.int64)}
     ctx = make_context()

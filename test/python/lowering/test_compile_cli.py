@@ -9,7 +9,7 @@ import pytest
 from conftest import REPO_ROOT
 from pdg.cli.main import main
 
-PROGRAM = REPO_ROOT / "test" / "Passes" / "pdg-lower-to-loops.mlir"
+PROGRAM = REPO_ROOT / "test" / "Conversion" / "pdg-lower-to-loops.mlir"
 
 
 def test_01_compile_then_run_matches_the_interpreter(tmp_path, capsys):

@@ -1,4 +1,4 @@
-"""The lit test's program (test/Passes/pdg-lower-to-loops.mlir), compiled
+"""The lit test's program (test/Conversion/pdg-lower-to-loops.mlir), compiled
 and run: a window read that wraps around its circular buffer, sequences
 that end at their own step, and a growable output that doubles past 16
 steps. The compiled outputs equal the interpreter's."""
@@ -15,7 +15,7 @@ from pdg.lowering.artifact import compile_module
 
 from lowering.ragged import assert_same
 
-PROGRAM = REPO_ROOT / "test" / "Passes" / "pdg-lower-to-loops.mlir"
+PROGRAM = REPO_ROOT / "test" / "Conversion" / "pdg-lower-to-loops.mlir"
 
 
 @pytest.fixture(scope="module")

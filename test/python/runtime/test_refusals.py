@@ -14,7 +14,7 @@ from pdg.ir import make_context, parse_file
 from pdg.lowering.artifact import compile_module
 from pdg.runtime import ArtifactError, RunError
 
-PROGRAM = REPO_ROOT / "test" / "Passes" / "pdg-lower-to-loops.mlir"
+PROGRAM = REPO_ROOT / "test" / "Conversion" / "pdg-lower-to-loops.mlir"
 GOOD = {"x0": np.zeros(2, np.float32)}
 
 

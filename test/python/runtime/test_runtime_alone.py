@@ -16,7 +16,7 @@ from conftest import REPO_ROOT
 from pdg.ir import make_context, parse_file
 from pdg.lowering.artifact import compile_module
 
-PROGRAM = REPO_ROOT / "test" / "Passes" / "pdg-lower-to-loops.mlir"
+PROGRAM = REPO_ROOT / "test" / "Conversion" / "pdg-lower-to-loops.mlir"
 
 
 def test_01_a_venv_with_only_numpy_runs_an_artifact(tmp_path):

@@ -33,7 +33,8 @@ namespace {
 int64_t innermostCandidate(linalg::GenericOp op) {
   if (op.getNumDpsInits() != 1)
     return -1;
-  AffineMap out = op.getIndexingMapMatchingResult(op->getResult(0));
+  // The init's map, not the result's: a generic on buffers has no results.
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (out.getNumResults() == 0)
     return -1;
   auto last = dyn_cast<AffineDimExpr>(out.getResults().back());

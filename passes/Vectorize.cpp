@@ -417,8 +417,21 @@ struct Vectorize : mlir::pdg::impl::PdgVectorizeBase<Vectorize> {
   void runOnOperation() override {
     GraphOp graph = getOperation();
     DimOp dim = graph.lookupDim(this->dim);
-    if (!dim)
-      return; // nothing over this dim here
+    if (!dim) {
+      // A misspelled dim would otherwise leave the graph silently unbatched.
+      llvm::SmallVector<StringRef> dims;
+      for (DimOp x : graph.getBodyBlock().getOps<DimOp>())
+        dims.push_back(x.getSymName());
+      InFlightDiagnostic d = graph.emitOpError()
+                             << "pdg-vectorize: no dim '" << this->dim << "' to fold; ";
+      if (dims.empty())
+        d << "the graph has no dims";
+      else
+        d << "its dims: " << llvm::join(dims, ", ");
+      if (llvm::any_of(this->dim, [](char c) { return c == ',' || c == '=' || c == ' '; }))
+        d << " (pass options are separated by spaces: `pdg-vectorize{dim=b}`)";
+      return signalPassFailure();
+    }
     if (dim.getKind() != BoundKind::Static && dim.getKind() != BoundKind::Launch) {
       dim.emitOpError("pdg-vectorize folds a static or launch dim; '")
           << this->dim << "' is dynamic";

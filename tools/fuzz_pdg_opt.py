@@ -40,7 +40,7 @@ check that it does not depend on the worker's history, saved to the output
 directory and, with `--minimize`, shrunk by delta debugging while it keeps
 failing the same way.
 
-    python tools/fuzz_pdg_opt.py --seed 1 --mutants 500 [--jobs 2] [--out DIR]
+    python tools/fuzz_pdg_opt.py --seed 1 --mutants 500 [--jobs 2] [--out DIR] [--time-limit S]
     python tools/fuzz_pdg_opt.py --replay crash.mlir --modes canon --minimize
 
 Exit status: 0 when nothing failed, 1 when something did, 2 on a setup
@@ -805,8 +805,11 @@ def run_all(
     entry: str,
     timeout: float,
     on_failure: Callable[[Outcome], None],
+    deadline: float | None = None,
 ) -> list[Outcome]:
-    """Runs every mutant in every mode over `jobs` workers; outcomes in job order."""
+    """Runs every mutant in every mode over `jobs` workers; outcomes in job
+    order. Past `deadline` (time.monotonic()), no new mutant is started: the
+    outcomes then cover a prefix of the mutants, each in every mode."""
     todo: queue.Queue[tuple[int, Mutant, Mode]] = queue.Queue()
     order = [(m, mode) for m in mutants for mode in modes]
     for k, (m, mode) in enumerate(order):
@@ -814,8 +817,10 @@ def run_all(
     outcomes: list[Outcome | None] = [None] * len(order)
     errors: list[BaseException] = []
     lock = threading.Lock()
+    cutoff: int | None = None  # position of the first mutant not run
 
     def serve(slot: int) -> None:
+        nonlocal cutoff
         directory = workdir / f"worker{slot}"
         directory.mkdir()
         worker = Worker(directory, entry, timeout)
@@ -825,6 +830,11 @@ def run_all(
                     k, mutant, mode = todo.get_nowait()
                 except queue.Empty:
                     return
+                with lock:  # past the deadline, mutants from the next one on are skipped
+                    if cutoff is None and deadline is not None and time.monotonic() > deadline:
+                        cutoff = -(-k // len(modes))  # the mutant in progress finishes
+                    if cutoff is not None and k // len(modes) >= cutoff:
+                        continue
                 path = directory / "input.mlir"
                 path.write_bytes(mutant.data)
                 outcome = run_mode(worker.run, path, mode, mutant.index)
@@ -995,6 +1005,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per run (default 10)")
     p.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="SECONDS",
+        help="start no new mutant after this many seconds (a bound for CI; the "
+        "mutants run are then a prefix of the --mutants)",
+    )
+    p.add_argument(
         "--minimize",
         action="store_true",
         help="shrink one input per distinct failure by delta debugging",
@@ -1074,13 +1091,16 @@ def fuzz(args: argparse.Namespace, modes: Sequence[Mode], workdir: Path) -> int:
             print(f"fuzz: mutant {outcome.mutant} ({outcome.mode}): {sig}", flush=True)
 
     jobs = max(1, args.jobs)
-    outcomes = run_all(mutants, modes, jobs, workdir, args.entry, args.timeout, report)
+    deadline = started + args.time_limit if args.time_limit else None
+    outcomes = run_all(mutants, modes, jobs, workdir, args.entry, args.timeout, report, deadline)
     failures = [o for o in outcomes if o.failure]
     elapsed = time.monotonic() - started
     rejected = sum(1 for o in outcomes if not o.failure and o.rc == 1)
     accepted = sum(1 for o in outcomes if not o.failure and o.rc == 0)
+    ran = len({o.mutant for o in outcomes})
+    cut = f" (time limit: {ran} of {len(mutants)} ran)" if ran < len(mutants) else ""
     counts = (
-        f"{len(mutants)} mutants x {len(modes)} modes, {len(failures)} crashes "
+        f"{ran} mutants x {len(modes)} modes{cut}, {len(failures)} crashes "
         f"({rejected} rejected with exit 1, {accepted} accepted)"
     )
     if not failures:

@@ -10,6 +10,7 @@
 #include "PdgDialect.h"
 #include "Passes.h"
 #include "UpstreamParserGuards.h"
+#include "UpstreamVerifierGuards.h"
 
 #include "mlir-c/IR.h"
 #include "mlir/Bindings/Python/IRCore.h"
@@ -21,6 +22,7 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -154,10 +156,15 @@ static nb::object parseSource(const std::string &source,
   MLIRContext *ctx = unwrap(context);
   if (!pdg::checkUpstreamParserGuards(source, filename, ctx))
     return nb::none();
-  ParserConfig config(ctx, /*verifyAfterParse=*/verify);
+  // Verified here rather than by the parser, so that pdg's checks of what
+  // upstream's verifiers mishandle run around them.
+  ParserConfig config(ctx, /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, config, filename);
-  if (!module)
+  if (!module || !pdg::checkBeforeUpstreamVerifiers(*module))
+    return nb::none();
+  if (verify && (failed(::mlir::verify(*module)) ||
+                 !pdg::checkAfterUpstreamVerifiers(*module)))
     return nb::none();
   return nb::cast(wrap(module.release()));
 }

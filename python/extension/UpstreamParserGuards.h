@@ -1,7 +1,8 @@
 //===- UpstreamParserGuards.h - inputs that abort upstream's parser -*- C++ -*-===//
 //
 // A few inputs make MLIR 22.1.8's parser abort (report_fatal_error or an
-// assertion) instead of reporting an error. pdg-opt must never crash on user
+// assertion, or a stack overflow on deep nesting) instead of reporting an
+// error. pdg-opt must never crash on user
 // input, so these are recognized in the source text before it is parsed and
 // reported as ordinary located errors. Each guard names the upstream
 // behaviour and a reproducer; delete a guard when upstream handles its case.

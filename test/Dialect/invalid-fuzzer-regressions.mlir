@@ -82,3 +82,59 @@ pdg.graph @kindless_dim {
   %d = pdg.input "d" : !pdg.value<[t], tensor<i1>>
   "pdg.dim"() <{size = 8 : i64, sym_name = "t"}> : () -> ()
 }
+
+// -----
+
+// tensor.expand_shape verifies with a static output_shape entry that its
+// result type contradicts; bufferized in the lowering, its memref twin then
+// failed to verify: an internal error (seed 6, lowering mode).
+func.func @f(%r: tensor<?xf32>, %n: index) -> tensor<1x?xf32> {
+  // expected-error @+1 {{'tensor.expand_shape' op output_shape entry #0 is -1, but the result type's size there is 1}}
+  %m = tensor.expand_shape %r [[0, 1]] output_shape [-1, %n] : tensor<?xf32> into tensor<1x?xf32>
+  return %m : tensor<1x?xf32>
+}
+
+// -----
+
+func.func @f(%r: tensor<?xf32>, %n: index) -> tensor<4x?xf32> {
+  // expected-error @+1 {{output_shape entry #1 is 8, but the result type's size there is '?' (give an SSA value for it)}}
+  %m = tensor.expand_shape %r [[0, 1]] output_shape [4, 8] : tensor<?xf32> into tensor<4x?xf32>
+  return %m : tensor<4x?xf32>
+}
+
+// -----
+
+// Consistent entries are fine.
+func.func @f(%r: tensor<?xf32>, %n: index) -> tensor<1x?xf32> {
+  %m = tensor.expand_shape %r [[0, 1]] output_shape [1, %n] : tensor<?xf32> into tensor<1x?xf32>
+  return %m : tensor<1x?xf32>
+}
+
+// -----
+
+// A reassociation index outside the expanded shape aborted the upstream
+// verifier ("willBeValidAffineMap"); -1 is 0xFFFFFFFFFFFFFFFF, as the
+// fuzzer wrote it (seed 6).
+func.func @f(%r: tensor<?xf32>, %n: index) -> tensor<1x?xf32> {
+  // expected-error @+1 {{'tensor.expand_shape' op reassociation index -1 is not a dim of the expanded shape, which has rank 2 (indices 0 to 1)}}
+  %m = tensor.expand_shape %r [[0xFFFFFFFFFFFFFFFF, 1]] output_shape [1, %n] : tensor<?xf32> into tensor<1x?xf32>
+  return %m : tensor<1x?xf32>
+}
+
+// -----
+
+// 2^32 was wrapped to 0 and accepted.
+func.func @f(%r: tensor<2x3xf32>) -> tensor<6xf32> {
+  // expected-error @+1 {{'tensor.collapse_shape' op reassociation index 4294967296 is not a dim}}
+  %m = tensor.collapse_shape %r [[4294967296, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  return %m : tensor<6xf32>
+}
+
+// -----
+
+// The generic form reaches the same verifier.
+func.func @f(%r: memref<2x3xf32>) -> memref<6xf32> {
+  // expected-error @+1 {{'memref.collapse_shape' op reassociation index 4294967295 is not a dim}}
+  %m = "memref.collapse_shape"(%r) <{reassociation = [[0, 4294967295]]}> : (memref<2x3xf32>) -> memref<6xf32>
+  return %m : memref<6xf32>
+}

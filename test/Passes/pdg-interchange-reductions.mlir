@@ -43,3 +43,30 @@ func.func @total(%x: tensor<8xf32>, %o: tensor<f32>) -> tensor<f32> {
   } -> tensor<f32>
   return %r : tensor<f32>
 }
+
+// On buffers (no results; the pass read the output's map from the result
+// and aborted, found by the fuzzer): the same choices, from the init.
+// CHECK-LABEL: func.func @matvec_buffers
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[Y]]], iterator_types = ["reduction", "parallel"]}
+// CHECK-SAME: outs(%{{.*}} : memref<8xf32>)
+func.func @matvec_buffers(%x: memref<4xf32>, %w: memref<4x8xf32>, %y: memref<8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>, affine_map<(n, k) -> (n)>], iterator_types = ["parallel", "reduction"]} ins(%x, %w : memref<4xf32>, memref<4x8xf32>) outs(%y : memref<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @total_buffers
+// CHECK: iterator_types = ["reduction"]
+// CHECK-SAME: outs(%{{.*}} : memref<f32>)
+func.func @total_buffers(%x: memref<8xf32>, %o: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> ()>], iterator_types = ["reduction"]} ins(%x : memref<8xf32>) outs(%o : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -85,3 +85,18 @@ pdg.graph @partial_of_a_max {
   }
   pdg.output "m" %m : !pdg.value<[i], tensor<4xf32>>
 }
+
+// -----
+
+// Two graphs whose names differ only in characters a C identifier cannot
+// hold would define one entry symbol (an internal error before).
+// CHECK: pdg-lower-to-loops-invalid.mlir:[[# @LINE + 6]]:1: error: pdg-lower-to-loops: graphs 'a}b' and 'a{b' would both be compiled to the C symbol pdg_a_b; rename one
+pdg.graph @"a}b" {
+  pdg.dim @t < 8
+  %a = pdg.input "a" {pdg.store = #pdg.store<input, [8]>} : !pdg.value<[t], tensor<f32>>
+}
+
+pdg.graph @"a{b" {
+  pdg.dim @t < 8
+  %a = pdg.input "a" {pdg.store = #pdg.store<input, [8]>} : !pdg.value<[t], tensor<f32>>
+}

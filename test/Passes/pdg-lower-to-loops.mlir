@@ -3,10 +3,11 @@
 // RUN: pdg-opt %s --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops | FileCheck %s
 
 // The bodies, bufferized: each writes its result into the slot it is given.
-// The driver calls it inside a parallel loop (marked for
-// pdg-parallelize-large-ops, which leaves its ops whole).
+// Marked `pdg.in_parallel_loop` (the driver calls it inside a parallel loop:
+// pdg-parallelize-large-ops leaves its ops whole) and `pdg.node` (the value
+// its node computes: pdg-check-indices and the runtime name it on a bad index).
 // CHECK-LABEL: func.func private @g_w_0_into(
-// CHECK-SAME: %[[IN:.*]]: memref<?xf32, strided<[?], offset: ?>>, %{{.*}}: index, %{{.*}}: index, %[[OUT:.*]]: memref<1xf32, strided<[?], offset: ?>>) attributes {pdg.in_parallel_loop} {
+// CHECK-SAME: %[[IN:.*]]: memref<?xf32, strided<[?], offset: ?>>, %{{.*}}: index, %{{.*}}: index, %[[OUT:.*]]: memref<1xf32, strided<[?], offset: ?>>) attributes {pdg.in_parallel_loop, pdg.node = "w"} {
 // CHECK-NOT: memref.alloc
 // CHECK: linalg.{{.*}}outs(%[[OUT]]
 // CHECK: return{{$}}

@@ -5,6 +5,13 @@
 // last dim).
 // RUN: pdg-opt %s --pdg-parallelize-large-ops | FileCheck %s
 // RUN: pdg-opt %s --pdg-parallelize-large-ops=min-work=1000000000 | FileCheck %s --check-prefix=HIGH
+// Through the lowering's body pipeline, whose pdg-interchange-reductions
+// aborted on these ops on buffers (a reduction first moves outside).
+// RUN: pdg-opt %s --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops | FileCheck %s --check-prefix=LOWERED
+// LOWERED-LABEL: func.func @weight_gradient(
+// LOWERED: iterator_types = ["parallel", "reduction", "parallel"]
+// LOWERED-LABEL: func.func @total(
+// LOWERED: iterator_types = ["reduction"]
 
 // A weight's gradient, summed over a dynamic number of points (the
 // reduction, first) into 128 x 64: split along its rows, the first parallel

@@ -5,6 +5,7 @@ the right input, and pdg-opt survives a short run on the repository's seeds."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 import textwrap
@@ -33,6 +34,8 @@ FAKE_OPT = textwrap.dedent(
             os.abort()
         if b"HANG" in text:
             time.sleep(60)
+        if b"SLOW" in text:
+            time.sleep(0.2)
         if b"RAISE" in text:
             raise ValueError("boom")
         if b"EXIT3" in text:
@@ -159,6 +162,26 @@ def test_cli_reports_failures(tmp_path: Path, fake_entry: str) -> None:
     assert "reproduces in a fresh process" in proc.stdout
     assert (out / "crash01-mutant00000-plain.mlir").exists()
     assert (out / "crash01-min.mlir").read_bytes().strip() == b"ABORT"
+
+
+def test_time_limit_runs_a_prefix_of_whole_mutants(tmp_path: Path, fake_entry: str) -> None:
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    (seeds / "s.mlir").write_text("SLOW SLOW SLOW SLOW SLOW SLOW SLOW SLOW\n")
+    args = ["--entry", fake_entry, "--seeds-dir", str(seeds), "--modes", "plain,canon"]
+    proc = subprocess.run(
+        [sys.executable, str(FUZZER), *args, "--mutants", "200", "--time-limit", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    m = re.search(r"(\d+) mutants x 2 modes \(time limit: \1 of 200 ran\), 0 crashes", proc.stdout)
+    assert m, proc.stdout
+    ran = int(m.group(1))
+    assert 0 < ran < 200
+    # Every mutant that ran, ran in both modes: exit-0 runs are the outcomes.
+    assert f"({0} rejected with exit 1, {2 * ran} accepted)" in proc.stdout
 
 
 def test_pdg_opt_survives_a_short_run() -> None:

@@ -38,6 +38,31 @@ def _access_text(read: Read) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
+def _dot(text: str) -> str:
+    """`text` as a quoted DOT string. Names may hold any character: quotes
+    and backslashes are escaped, line breaks become DOT's `\\n`, and other
+    control characters `\\xHH`, so that distinct names stay distinct IDs."""
+    out = []
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c == "\n":
+            out.append("\\n")
+        elif ord(c) < 0x20 or ord(c) == 0x7F:
+            out.append(f"\\x{ord(c):02x}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def _xml(text: str) -> str:
+    """`text` escaped for SVG; characters XML forbids (control characters
+    other than tab and line breaks) become U+FFFD."""
+    allowed = "\t\n\r"
+    clean = "".join(c if ord(c) >= 0x20 or c in allowed else "\ufffd" for c in text)
+    return html.escape(clean)
+
+
 def _attr(v: Value, name: str) -> str:
     if name not in v.op.attributes:
         return ""
@@ -129,33 +154,33 @@ def layout(graph: Graph) -> tuple[list[Box], set[tuple[int, int]]]:
 def to_dot(graph: Graph) -> str:
     _, back = layout(graph)
     out = [
-        f'digraph "{graph.name}" {{',
+        f"digraph {_dot(graph.name)} {{",
         "  rankdir=TB;",
         '  node [shape=box, fontname="Helvetica", fontsize=10];',
         '  edge [fontname="Helvetica", fontsize=9];',
     ]
     loop = [v for v in graph.values if '"loop"' in _attr(v, "pdg.schedule")]
     others = [v for v in graph.values if v not in loop]
-    newline = "\\n"  # DOT's line break inside a label
 
     def label(v: Value) -> str:
-        return newline.join(x.replace('"', "'") for x in _label_lines(v))
+        return _dot("\n".join(_label_lines(v)))  # DOT's `\n`: a line break
 
     if loop:
         out.append('  subgraph cluster_loop { label="loop"; style=filled; color="#eef3fb";')
-        out += [f'    "{v.name}" [label="{label(v)}"];' for v in loop]
+        out += [f"    {_dot(v.name)} [label={label(v)}];" for v in loop]
         out.append("  }")
     for v in others:
         shape = ", shape=ellipse" if v.kind == "input" else ""
-        out.append(f'  "{v.name}" [label="{label(v)}"{shape}];')
+        out.append(f"  {_dot(v.name)} [label={label(v)}{shape}];")
     for r in graph.reads:
         style = ", style=dashed" if (id(r.producer), id(r.consumer)) in back else ""
         out.append(
-            f'  "{r.producer.name}" -> "{r.consumer.name}" [label="{_access_text(r)}"{style}];'
+            f"  {_dot(r.producer.name)} -> {_dot(r.consumer.name)} "
+            f"[label={_dot(_access_text(r))}{style}];"
         )
     for name, v in graph.outputs:
-        out.append(f'  "out_{name}" [label="output {name}", shape=plaintext];')
-        out.append(f'  "{v.name}" -> "out_{name}";')
+        out.append(f"  {_dot('out_' + name)} [label={_dot('output ' + name)}, shape=plaintext];")
+        out.append(f"  {_dot(v.name)} -> {_dot('out_' + name)};")
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -171,8 +196,7 @@ def to_svg(graph: Graph) -> str:
         '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
         'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
         'fill="#555"/></marker></defs>',
-        f'<text x="{MARGIN}" y="{MARGIN}" font-size="14">pdg.graph @{html.escape(graph.name)}'
-        "</text>",
+        f'<text x="{MARGIN}" y="{MARGIN}" font-size="14">pdg.graph @{_xml(graph.name)}</text>',
     ]
     for r in graph.reads:
         a, b = by_id[id(r.producer)], by_id[id(r.consumer)]
@@ -186,7 +210,7 @@ def to_svg(graph: Graph) -> str:
         else:
             path = f"M{x1},{y1} L{x2},{y2}"
         dash = 'stroke-dasharray="4 3" ' if dashed else ""
-        title = html.escape(f"{r.consumer.name} reads {r.producer.name}{_access_text(r)}")
+        title = _xml(f"{r.consumer.name} reads {r.producer.name}{_access_text(r)}")
         svg.append(
             f'<path d="{path}" fill="none" stroke="#555" {dash}'
             f'marker-end="url(#arrow)"><title>{title}</title></path>'
@@ -204,8 +228,7 @@ def to_svg(graph: Graph) -> str:
         for i, line in enumerate(_label_lines(v)[:3]):
             weight = ' font-weight="bold"' if i == 0 else ""
             svg.append(
-                f'<text x="{b.x + 6}" y="{b.y + 15 + i * 14}"{weight}>'
-                f"{html.escape(line[:30])}</text>"
+                f'<text x="{b.x + 6}" y="{b.y + 15 + i * 14}"{weight}>{_xml(line[:30])}</text>'
             )
     svg.append("</svg>")
     return "\n".join(svg) + "\n"

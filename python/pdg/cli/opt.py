@@ -20,7 +20,7 @@ from pdg import __version__
 from pdg.cli.common import UserError, parse_symbols, run_command
 from pdg.ir.context import make_context
 from pdg.ir.expected_diagnostics import check, parse_expectations
-from pdg.ir.source import DiagnosticCollector
+from pdg.ir.source import DiagnosticCollector, ParseFailure, decode_source, read_source
 from pdg.ir.split import split_input
 from pdg.passes.pipeline import PipelineError, Stage, parse_pipeline, run_pipeline
 from pdg.passes.registry import registered_passes
@@ -116,15 +116,16 @@ def _pass_flags_to_pipeline(flags: list[str]) -> str:
 
 
 def _read_input(path: str) -> tuple[str, str]:
+    """(text, name for locations); ParseFailure if it is not UTF-8."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        stdin = getattr(sys.stdin, "buffer", None)  # a text stream in tests
+        if stdin is None:
+            return sys.stdin.read(), "<stdin>"
+        return decode_source(stdin.read(), "<stdin>"), "<stdin>"
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(), path
+        return read_source(path), path
     except OSError as e:
         raise UserError(f"cannot read input file '{path}': {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"input file '{path}' is not UTF-8 text") from None
 
 
 def _process_chunk(
@@ -170,12 +171,35 @@ def _memory_report(module, symbols: dict[str, int]) -> str:
     from pdg.analysis.graph import read_graph
     from pdg.analysis.memory import render, report_lines, stores_of
 
-    reports = []
-    for op in module.body.operations:
-        if op.operation.name == "pdg.graph":
-            graph = read_graph(op)
-            reports.append(render(graph.name, report_lines(stores_of(graph)), symbols))
+    graphs = [read_graph(op) for op in module.body.operations if op.operation.name == "pdg.graph"]
+    _check_symbol_values(symbols, graphs)
+    reports = [render(g.name, report_lines(stores_of(g)), symbols) for g in graphs]
     return "\n".join(reports) + "\n"
+
+
+def _check_symbol_values(symbols: dict[str, int], graphs: list) -> None:
+    """--pdg-symbols names bound symbols of the program's launch or dynamic
+    dims, each a count within the dim's max: a typo or a negative value
+    would otherwise give a report for a program that cannot run."""
+    bounds = {d.symbol: (g, d) for g in graphs for d in g.dims.values() if d.symbol}
+    for name, value in symbols.items():
+        if name not in bounds:
+            known = ", ".join(sorted(bounds)) or "none"
+            raise UserError(
+                f"--pdg-symbols: '{name}' is not a bound symbol of the program "
+                f"(its symbols: {known})"
+            )
+        graph, dim = bounds[name]
+        if value < 1:
+            raise UserError(
+                f"--pdg-symbols {name}={value}: {name} bounds dim '{dim.name}' of "
+                f"@{graph.name}, a count of points: give at least 1"
+            )
+        if dim.size is not None and value > dim.size:
+            raise UserError(
+                f"--pdg-symbols {name}={value}: dim '{dim.name}' of @{graph.name} is "
+                f"declared with max {dim.size}"
+            )
 
 
 def run(
@@ -199,7 +223,12 @@ def run(
     except PipelineError as e:
         raise UserError(f"invalid pass pipeline: {e}") from None
 
-    text, filename = _read_input(input_path)
+    try:
+        text, filename = _read_input(input_path)
+    except ParseFailure as e:
+        for d in e.diagnostics:
+            click.echo(d.render(), err=True)
+        return 1
     outputs, failed, problems = [], False, []
     for chunk in split_input(text, split):
         printed, diagnostics = _process_chunk(
@@ -313,6 +342,8 @@ def command(
     if version:
         click.echo(_version_text())
         return
+    if symbol_values and not memory_report:
+        raise UserError("--pdg-symbols gives values for --pdg-memory-report; add that option")
     if list_passes:
         _list_passes()
         return

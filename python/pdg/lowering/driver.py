@@ -473,8 +473,8 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         for d in graph.dims.values():
             if d.kind == "launch" and d.symbol not in self.symbols:
                 self.symbols[d.symbol] = f"%sym_{d.symbol}"
-        for v in inputs:
-            args[id(v)] = f"%in_{v.name}"
+        for k, v in enumerate(inputs):  # input names may hold any character
+            args[id(v)] = f"%in{k}_{c_identifier(v.name)}"
         self.allocate(args)
         for v in inputs:
             params.append(f"{args[id(v)]}: {self.buffer(v).type}")

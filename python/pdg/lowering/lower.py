@@ -10,12 +10,14 @@ from mlir import ir
 from mlir.passmanager import PassManager
 
 from pdg import _ext
+from pdg.passes.registry import PassError
 
 from .bodies import bufferize_bodies, wrapper_text
 from .driver import GLOBALS, EntryABI, driver_text, slot_shape
 from .guards import check_affine_constants, check_bodies, check_inputs
 from .model import read_model
 from .partials import summing_nodes
+from .text import c_identifier
 
 
 def _funcs(module: ir.Module) -> dict[str, ir.Operation]:
@@ -40,6 +42,7 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
         pm.run(module.operation)
     check_bodies(module)
     models = [read_model(g) for g in graphs]
+    _check_entry_names(models)
     for model in models:
         check_inputs(model)
         check_affine_constants(model.nodes)
@@ -85,6 +88,23 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
     for op in list(lowered.body.operations):
         module.body.append(op.detach_from_parent())
     return abis
+
+
+def _check_entry_names(models) -> None:
+    """Each graph's entry is the C symbol pdg_<name> with the name's other
+    characters made `_`: two graphs must not meet in one symbol."""
+    seen: dict[str, str] = {}
+    for model in models:
+        graph = model.graph
+        entry = "pdg_" + c_identifier(graph.name)
+        if entry in seen:
+            raise PassError(
+                f"graphs '{seen[entry]}' and '{graph.name}' would both be compiled to the "
+                f"C symbol {entry}; rename one (names differing only in characters other "
+                "than letters, digits and '_' collide)",
+                graph.op.location,
+            )
+        seen[entry] = graph.name
 
 
 def _mark_in_parallel(bodies: ir.Module, names: set[str]) -> None:

@@ -117,13 +117,13 @@ class PartialSumEmitter:
         flat = w.fresh("at")
         w.open(f"scf.for {flat} = {bounds[0]} to {bounds[1]} step {one} {{")
         point = dict(point)
+        # The coordinates of the point at `flat` in row-major order over
+        # `free`: the innermost dim is the remainder by its extent, and so on.
         rest = flat
-        for d, e in reversed(list(zip(free, extents, strict=True))):
-            if d == free[0]:
-                point[d] = rest
-                break
+        for d, e in zip(free[:0:-1], extents[:0:-1], strict=True):
             point[d] = w.op(f"arith.remui {rest}, {e} : index", d)
             rest = w.op(f"arith.divui {rest}, {e} : index", "i")
+        point[free[0]] = rest
         outer = self.in_parallel
         self.in_parallel, self.chunk = True, chunk
         self.run_point(node, point)

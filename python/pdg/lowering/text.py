@@ -46,7 +46,11 @@ def symbol(name: str) -> str:
     names may hold any character)."""
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name):
         return f"@{name}"
-    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+    # MLIR's `\XX` (hex) escapes: quotes, backslashes and control characters
+    # (a raw newline ends a string literal) would break the text otherwise.
+    escaped = "".join(
+        f"\\{ord(c):02X}" if c in '"\\' or ord(c) < 0x20 or ord(c) == 0x7F else c for c in name
+    )
     return f'@"{escaped}"'
 
 

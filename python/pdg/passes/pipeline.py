@@ -8,6 +8,7 @@ runs on its own in between.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -67,9 +68,41 @@ def _element_name(element: str) -> str:
     return element.strip()
 
 
+_OPTION_AFTER_COMMA = re.compile(r",\s*([A-Za-z][\w-]*)\s*=")
+
+
+def check_option_separators(text: str) -> None:
+    """MLIR separates a pass's options with spaces (`{a=1 b=2}`); in
+    `{a=1,b=2}` it reads `b=2` as part of a's value, so a misspelled or
+    unknown option after a comma is never reported (a string option takes
+    it whole). Refuses `,name=` outside brackets and quotes in any `{...}`."""
+    opens: list[int] = []
+    quoted = False
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif ch in "({[":
+            opens.append(i)
+        elif ch in ")}]" and opens:
+            opens.pop()
+        elif ch == "," and opens and text[opens[-1]] == "{":
+            m = _OPTION_AFTER_COMMA.match(text, i)
+            if m:
+                start = opens[-1]
+                group = text[start : text.find("}", i) + 1 or len(text)]
+                raise PipelineError(
+                    f"pass options are separated by spaces, not commas: in '{group}', "
+                    f"'{m.group(1)}=' would be read as part of the previous option's value; "
+                    f"write '{group.replace(m.group(0), ' ' + m.group(0)[1:].lstrip())}'"
+                )
+
+
 def parse_pipeline(text: str) -> list[Stage]:
     """Parses `builtin.module(...)` (or a bare list) into stages."""
     text = text.strip()
+    check_option_separators(text)
     if text.startswith("builtin.module(") and text.endswith(")"):
         text = text[len("builtin.module(") : -1]
     elif text.startswith(("any(",)):

@@ -97,6 +97,7 @@ def compile_worker(spec: dict) -> dict:
     )
     total = time.perf_counter() - start
     phases = {"build program": build_s, **compiled.seconds}
+    phases |= {f"  {tool}": v for tool, v in compiled.tool_seconds.items()}  # within native code
     return {"compile_s": total, "phases": phases, "peak_mib": peak_rss_mib()}
 
 

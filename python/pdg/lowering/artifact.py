@@ -69,6 +69,8 @@ class Compiled:
     path: Path
     manifest: dict
     seconds: dict[str, float] = field(default_factory=dict)
+    # the native code phase by tool (mlir-translate, opt, llc, linking)
+    tool_seconds: dict[str, float] = field(default_factory=dict)
 
 
 def compile_module(
@@ -143,7 +145,7 @@ def _compile(
     lap("lower to LLVM")
     description = {"abi": abi.to_json(), **description, "index_checks": checks}
     with writing_artifact(out) as scratch:
-        build_library(
+        tools = build_library(
             module, scratch / LIBRARY, trampolines_source(abi.udfs, abi.grow, description)
         )
         lap("native code")
@@ -164,7 +166,7 @@ def _compile(
             "parts": {name: sha256(scratch / name) for name in parts},
         }
         (scratch / MANIFEST).write_text(dump(manifest))
-    return Compiled(out, manifest, seconds)
+    return Compiled(out, manifest, seconds, tools)
 
 
 # An artifact's own entries besides its parts (kernels/ holds PTX parts).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import platform
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from mlir import ir
@@ -77,6 +78,10 @@ def index_checks(module: ir.Module) -> list[dict]:
                 "value": ir.StringAttr(node).value if node is not None else "",
                 "location": "" if where.startswith("loc(") else where,
             }
+            if fn is not None and "pdg.shared_by" in fn.attributes:
+                # The function computes these nodes too (lower._shared_bodies).
+                others = ir.ArrayAttr(fn.attributes["pdg.shared_by"])
+                sites[number]["shared_by"] = [ir.StringAttr(x).value for x in others]
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
@@ -110,8 +115,11 @@ def _tell_llvm_what_it_cannot_see(module: ir.Module) -> None:
                 fn.attributes["linkage"] = internal
 
 
-def _run(args: list[str], what: str) -> None:
+def _run(args: list[str], what: str, seconds: dict[str, float]) -> None:
+    """Runs a tool; its wall time goes into `seconds` under `what`."""
+    start = time.perf_counter()
     result = subprocess.run(args, capture_output=True, text=True)
+    seconds[what] = time.perf_counter() - start
     if result.returncode != 0:
         raise ToolchainError(f"{what} failed:\n{result.stderr.strip()}")
 
@@ -136,7 +144,7 @@ def _vector_math() -> tuple[list[str], list[str]]:
     return [], []
 
 
-def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
+def build_library(module: ir.Module, path: Path, c_source: str = "") -> dict[str, float]:
     """Compiles an LLVM-dialect module, and `c_source` (the per-program C of
     pdg.lowering.trampolines) if given, into a shared library at `path`:
     mlir-translate to LLVM IR, opt -O3 and llc for this machine's CPU, then
@@ -144,10 +152,12 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
 
     The tools run as processes (not MLIR's JIT in this one): external
     symbols (the udf trampolines) stay unresolved until the link, and a
-    failing tool cannot take the compiler down with it."""
+    failing tool cannot take the compiler down with it. Returns each
+    tool's time in seconds, by name (mlir-translate, opt, llc, linking)."""
     target = _target()
     vector_opt, vector_link = _vector_math()
     runtime, include = c_runtime()
+    seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "program.mlir").write_text(str(module))
@@ -160,6 +170,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 str(work / "program.ll"),
             ],
             "mlir-translate",
+            seconds,
         )
         _run(
             [
@@ -172,6 +183,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 str(work / "program.bc"),
             ],
             "opt",
+            seconds,
         )
         _run(
             [
@@ -185,6 +197,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 str(work / "program.o"),
             ],
             "llc",
+            seconds,
         )
         sources = [str(work / "program.o")]
         if c_source:
@@ -209,4 +222,6 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 "-lpthread",
             ],
             f"linking {path.name}",
+            seconds,
         )
+    return {what.split()[0]: s for what, s in seconds.items()}

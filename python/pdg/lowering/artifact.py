@@ -142,6 +142,9 @@ def _compile(
     checks = to_llvm(module, check_indices)
     for check in checks:  # a fault reports the node's point and where it was written
         check["domain"], check["location"] = nodes.get(check["value"], ([], ""))
+        others = check.pop("shared_by", [])
+        if others:  # one function computes several nodes: name them all
+            check["value"] += f" (or {', '.join(others)}: the same code)"
     lap("lower to LLVM")
     description = {"abi": abi.to_json(), **description, "index_checks": checks}
     with writing_artifact(out) as scratch:

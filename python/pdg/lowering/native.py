@@ -94,25 +94,38 @@ ALLOCATORS = ("_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc"
 
 
 def _tell_llvm_what_it_cannot_see(module: ir.Module) -> None:
-    """Two facts LLVM needs to vectorize the bodies' loops:
+    """Facts LLVM needs to vectorize the bodies' loops, and to compile the
+    entry in time linear in its size:
     - a new buffer aliases nothing (the allocation functions are ours, not
       malloc, so LLVM does not know it): without it, every store into a
       temporary may change the inputs, and loops reload them;
     - the bodies are called only from this module (internal linkage): their
       memref strides, constants at every call site (1 for a point's last
-      dim), then become constants inside them, and their loops unit-stride."""
+      dim), then become constants inside them, and their loops unit-stride;
+    - the entry `pdg_<graph>` is called only by its C interface
+      `_mlir_ciface_pdg_<graph>` (the runtime calls that): inlined there,
+      the call that passed every input's descriptor as scalars (some
+      thousand arguments for gpt2-124m, which llc's instruction selection
+      handles in time quadratic in their number) is gone. (mlir-translate
+      gives the parallel regions it outlines from the entry the entry's
+      attributes: they are called through the thread pool, never inlined.)"""
     with module.context:
         noalias = ir.ArrayAttr.get([ir.DictAttr.get({"llvm.noalias": ir.UnitAttr.get()})])
         internal = ir.Attribute.parse("#llvm.linkage<internal>")
-        for op in module.body.operations:
-            fn = op.operation
-            if fn.name != "llvm.func":
-                continue
-            name = ir.StringAttr(fn.attributes["sym_name"]).value
+        functions = {
+            ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+            for op in module.body.operations
+            if op.operation.name == "llvm.func"
+        }
+        defined = {name for name, fn in functions.items() if len(fn.regions[0].blocks)}
+        for name, fn in functions.items():
             if name in ALLOCATORS:
                 fn.attributes["res_attrs"] = noalias
-            elif len(fn.regions[0].blocks) and not name.startswith(EXPORTED_PREFIXES):
+            elif name in defined and not name.startswith(EXPORTED_PREFIXES):
                 fn.attributes["linkage"] = internal
+            elif name in defined and "_mlir_ciface_" + name in defined:  # an entry
+                fn.attributes["linkage"] = internal
+                fn.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get("alwaysinline")])
 
 
 def _run(args: list[str], what: str, seconds: dict[str, float]) -> None:

@@ -59,17 +59,13 @@
 // CHECK:     } else {
 // CHECK:     func.call @g_x_1_into(
 // CHECK-NOT: scf.reduce
-//   w reads x[b, max(0, t - 2) : t + 1]: a view when the window does not wrap,
-//   else two copies into this thread's scratch.
-// CHECK:   affine.max
-// CHECK:   scf.if %{{.*}} -> (memref<?xf32, strided<[?], offset: ?>>) {
-// CHECK:     memref.subview %[[WIN]]
-// CHECK:   } else {
-// CHECK:     %[[ME:.*]] = func.call @pdg_thread_index() : () -> index
-// CHECK:     memref.subview %[[SCRATCH]][%[[ME]], %{{.*}}] [1, 3] [1, 1]
-// CHECK:     linalg.copy
-// CHECK:     linalg.copy
-// CHECK:   }
+//   w reads x[b, max(0, t - 2) : t + 1] through the window function below
+//   (one per kind of window, whoever reads it), given the store, the
+//   threads' scratch, b, the window's start and its length.
+// CHECK:   %[[LO:.*]] = affine.max
+// CHECK:   %[[N:.*]] = arith.subi %{{.*}}, %[[LO]] : index
+// CHECK:   func.call @pdg_g_window_0(%[[WIN]], %[[SCRATCH]], %{{.*}}, %[[LO]], %[[N]]) : (memref<?x3xf32>, memref<?x3xf32>, index, index, index) -> memref<?xf32, strided<[?], offset: ?>>
+// CHECK-NOT: linalg.copy
 // CHECK:   memref.subview %[[GROWN]][%[[SEQ2:.*]], %[[T]], %{{.*}}] [1, 1, 1]
 // CHECK:   func.call @g_w_0_into(
 // CHECK-NOT: scf.reduce
@@ -84,6 +80,17 @@
 // CHECK:   scf.yield %{{.*}}, %[[KEPT]] : index, memref<?x?x1xf32>
 // CHECK: memref.dealloc %[[WIN]]
 // CHECK: return %[[LOOP]]#1, %[[LENGTHS]] : memref<?x?x1xf32>, memref<?xi64>
+//   The window: a view when it does not wrap past the end of the store,
+//   else its two pieces copied into this thread's scratch.
+// CHECK: func.func private @pdg_g_window_0(%[[BUF:.*]]: memref<?x3xf32>, %[[SLOTS:.*]]: memref<?x3xf32>, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index) -> memref<?xf32, strided<[?], offset: ?>> attributes {passthrough = ["noinline"]}
+// CHECK:   scf.if %{{.*}} -> (memref<?xf32, strided<[?], offset: ?>>) {
+// CHECK:     memref.subview %[[BUF]]
+// CHECK:   } else {
+// CHECK:     %[[ME:.*]] = func.call @pdg_thread_index() : () -> index
+// CHECK:     memref.subview %[[SLOTS]][%[[ME]], %{{.*}}] [1, 3] [1, 1]
+// CHECK:     linalg.copy
+// CHECK:     linalg.copy
+// CHECK:   }
 // CHECK: func.func private @pdg_g_grow_0(memref<?x?x1xf32>, index, index, index, index) -> memref<?x?x1xf32> attributes {llvm.emit_c_interface}
 // CHECK: memref.global @pdg_abort : memref<i8>
 // CHECK: memref.global @pdg_running : memref<i8>

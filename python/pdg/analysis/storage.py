@@ -27,6 +27,7 @@ from .groups import loop_groups
 from .partial_sums import partial_sums
 from .polyhedral import Polyhedral
 from .roles import dim_roles
+from .size_sources import UNKNOWN, case_size_sources
 
 
 @dataclass
@@ -114,40 +115,84 @@ def _lookback(poly: Polyhedral, v: Value, dim: str, reads) -> tuple[int | None, 
     return size, "block" if block else "window"
 
 
+def _slice_bound(graph: Graph, poly: Polyhedral, read, j: int):
+    """The most steps the slice of `read` along producer dim `j` takes: an
+    int (a window) or the dim's bound symbol (a slice as long as the dim)."""
+    sliced = read.producer.domain[j]
+    back = None
+    if sliced in read.consumer.domain:
+        back = poly.upper_bound(poly.distances(read, sliced))
+    return graph.dims[sliced].bound if back is None else back + 1
+
+
 def _slice_bounds(graph: Graph, poly: Polyhedral, v: Value, memo: dict) -> frozenset:
-    """What can bound a symbolic point size of `v`: the sizes of the
+    """What can bound any symbolic point size of `v`: the sizes of the
     slices it or any value it reads (transitively) takes, as ints (a
-    window's size) and bound symbols (a slice as long as its dim)."""
+    window's size) and bound symbols (a slice as long as its dim). The
+    answer when a size's own sources are unknown (see _dim_bounds)."""
     if id(v) in memo:
         return memo[id(v)]
     memo[id(v)] = frozenset()  # cycles: no contribution from the back edge
     found: set = set()
     for read in v.reads:
         for j, entry in enumerate(read.entries):
-            if entry[0] != "slice":
-                continue
-            sliced = read.producer.domain[j]
-            back = None
-            if sliced in read.consumer.domain:
-                back = poly.upper_bound(poly.distances(read, sliced))
-            found.add(graph.dims[sliced].bound if back is None else back + 1)
+            if entry[0] == "slice":
+                found.add(_slice_bound(graph, poly, read, j))
         if any(d is None for d in read.producer.shape):
             found |= _slice_bounds(graph, poly, read.producer, memo)
     memo[id(v)] = frozenset(found)
     return memo[id(v)]
 
 
+def _dim_bounds(graph: Graph, poly: Polyhedral, v: Value, k: int, memo: dict) -> frozenset:
+    """What bounds the size of `v`'s symbolic point dim `k`: followed back
+    through each case's body to the argument dims it comes from
+    (size_sources), each a slice of a read or a point dim of a producer
+    (whose own bounds then count). A batched value's batch dim is bounded
+    by the batch, not by the attention slices elsewhere in its body."""
+    key = (id(v), k)
+    if key in memo:
+        return memo[key]
+    memo[key] = frozenset()  # cycles: no contribution from the back edge
+    if v.kind != "node":
+        memo[key] = _slice_bounds(graph, poly, v, memo.setdefault("all", {}))
+        return memo[key]
+    found: set = set()
+    for case in range(len(v.conditions)):
+        if ("case", id(v), case) not in memo:
+            memo[("case", id(v), case)] = case_size_sources(v.op, case)
+        dims = memo[("case", id(v), case)]
+        sources = dims[k] if k < len(dims) else UNKNOWN
+        if sources is UNKNOWN:
+            memo[key] = _slice_bounds(graph, poly, v, memo.setdefault("all", {}))
+            return memo[key]
+        reads = sorted((r for r in v.reads if r.case == case), key=lambda r: r.index)
+        for arg, d in sources:
+            read = reads[arg]
+            sliced = [j for j, e in enumerate(read.entries) if e[0] == "slice"]
+            if d < len(sliced):
+                found.add(_slice_bound(graph, poly, read, sliced[d]))
+                continue
+            pd = d - len(sliced)
+            size = read.producer.shape[pd]
+            found |= (
+                {size} if size is not None else _dim_bounds(graph, poly, read.producer, pd, memo)
+            )
+    memo[key] = frozenset(found)
+    return memo[key]
+
+
 def _point_factors(graph: Graph, poly: Polyhedral, v: Value, memo: dict | None = None) -> list[str]:
-    """Per point dim: its size, or for `?` the largest slice that can reach
-    the value: one bound, or `max(...)` of several (e.g. a batch B and a
-    window of 64 both reach a batched attention's scores)."""
+    """Per point dim: its size, or for `?` the largest size it can take:
+    one bound, or `max(...)` of several (e.g. a window of 64 and a slice
+    of T both reach one dim)."""
     memo = {} if memo is None else memo
     out = []
-    for d in v.shape:
+    for k, d in enumerate(v.shape):
         if d is not None:
             out.append(str(d))
             continue
-        found = _slice_bounds(graph, poly, v, memo)
+        found = _dim_bounds(graph, poly, v, k, memo)
         ints = [b for b in found if isinstance(b, int) or str(b).isdigit()]
         symbols = sorted(str(b) for b in found if b not in ints)
         parts = symbols + ([str(max(int(b) for b in ints))] if ints else [])

@@ -64,6 +64,8 @@ class Compiled:
     path: Path
     manifest: dict
     seconds: dict[str, float] = field(default_factory=dict)
+    # the native code phase by tool (mlir-translate, opt, llc, linking)
+    tool_seconds: dict[str, float] = field(default_factory=dict)
 
 
 def compile_module(
@@ -136,11 +138,14 @@ def _compile(
         checks = to_llvm(module, check_indices)
     for check in checks:  # a fault reports the node's point and where it was written
         check["domain"], check["location"] = nodes.get(check["value"], ([], ""))
+        others = check.pop("shared_by", [])
+        if others:  # one function computes several nodes: name them all
+            check["value"] += f" (or {', '.join(others)}: the same code)"
     lap("lower to LLVM")
     description = {"abi": abi.to_json(), **description, "index_checks": checks}
     with writing_artifact(out) as scratch:
         with _toolchain_step("native code"):
-            build_library(
+            tools = build_library(
                 module, scratch / LIBRARY, trampolines_source(abi.udfs, abi.grow, description)
             )
         lap("native code")
@@ -161,7 +166,7 @@ def _compile(
             "parts": {name: sha256(scratch / name) for name in parts},
         }
         (scratch / MANIFEST).write_text(dump(manifest))
-    return Compiled(out, manifest, seconds)
+    return Compiled(out, manifest, seconds, tools)
 
 
 @contextmanager

@@ -36,10 +36,12 @@ class Wrapper:
     sizes: int
 
 
-def wrapper_text(body: str, inputs: list[str], result: ir.RankedTensorType, slot: list) -> str:
-    """The wrapper of outlined body `body` (parameter types `inputs`) whose
-    result has type `result`, written into a slot of shape `slot` (ints, or
-    None for a size known at run time)."""
+def wrapper_text(
+    body: str, inputs: list[str], result: ir.RankedTensorType, slot: list, name: str = ""
+) -> str:
+    """The wrapper `name` (default `<body>_into`) of outlined body `body`
+    (parameter types `inputs`) whose result has type `result`, written into
+    a slot of shape `slot` (ints, or None for a size known at run time)."""
     element = str(result.element_type)
     slot_type = "tensor<" + "".join(f"{'?' if s is None else s}x" for s in slot) + element + ">"
     # Inputs are views of other values' stores: never written in place.
@@ -49,7 +51,8 @@ def wrapper_text(body: str, inputs: list[str], result: ir.RankedTensorType, slot
     ]
     args = ", ".join(f"%a{i}" for i in range(len(inputs)))
     lines = [
-        f"func.func {symbol(body + '_into')}({', '.join([*params, f'%out: {slot_type}'])}) -> "
+        f"func.func {symbol(name or body + '_into')}"
+        f"({', '.join([*params, f'%out: {slot_type}'])}) -> "
         f"({slot_type}{', index' * _dynamic_count(result)}) {{",
         f"  %r = func.call {symbol(body)}({args}) : ({', '.join(inputs)}) -> {result}",
     ]
@@ -91,8 +94,8 @@ def bufferize_bodies(
     bodies: ir.Module, wrappers: dict[str, str]
 ) -> tuple[ir.Module, dict[str, Wrapper]]:
     """A module of the outlined bodies (`bodies`) with the wrappers (body
-    name -> wrapper text) added, bufferized; and the wrappers' bufferized
-    signatures by body name."""
+    name -> wrapper text, named `<body>_into`) added, bufferized; and the
+    wrappers' bufferized signatures by body name."""
     ctx = bodies.context
     text = str(bodies).rstrip()
     assert text.endswith("}")

@@ -91,6 +91,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         self.grow_stores: list[dict] = []  # see EntryABI.grow_stores
         self.grow_numbers: dict[int, int] = {}  # id(buffer) -> its number there
         self.side_buffers: list[Buffer] = []  # growable sizes of symbolic point dims
+        self.window_functions: dict[tuple, str] = {}  # views.py: kind of window -> function
 
     # --- sizes and symbols ----------------------------------------------------
 

@@ -6,6 +6,8 @@ memref, scf, linalg, arith and math ops, ready for the LLVM lowering."""
 
 from __future__ import annotations
 
+import re
+
 from mlir import ir
 
 from pdg.passes.pipelines import OUTLINE, run_registered
@@ -44,38 +46,51 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
         check_inputs(model)
         check_affine_constants(model.nodes)
     funcs = _funcs(module)
-    wrappers: dict[str, str] = {}
-    computes: dict[str, str] = {}  # body -> the value its node computes
+    shared = _shared_bodies(funcs)
+    wrappers: dict[str, str] = {}  # wrapper key (a body's name) -> its text
+    wrapper_of: dict[str, str] = {}  # body -> the key of the wrapper that runs it
+    keys: dict[tuple, str] = {}  # (code, slot shape) -> wrapper key
+    computes: dict[str, list[str]] = {}  # wrapper key -> the values its nodes compute
     for model in models:
         for node in model.nodes:
             for case in node.cases:
                 if case.udf is not None:
                     continue
-                computes[case.body] = node.value.name
-                ftype = ir.FunctionType(
-                    ir.TypeAttr(funcs[case.body].attributes["function_type"]).value
-                )
-                wrappers[case.body] = wrapper_text(
-                    case.body,
+                code = shared[case.body]
+                slot = slot_shape(model, node.value)
+                key = keys.setdefault((code, tuple(slot)), case.body)
+                wrapper_of[case.body] = key
+                computes.setdefault(key, []).append(node.value.name)
+                if key != case.body:
+                    continue
+                ftype = ir.FunctionType(ir.TypeAttr(funcs[code].attributes["function_type"]).value)
+                wrappers[key] = wrapper_text(
+                    code,
                     [str(t) for t in ftype.inputs],
                     ir.RankedTensorType(ftype.results[0]),
-                    slot_shape(model, node.value),
+                    slot,
+                    name=f"{key}_into",
                 )
     summing = [summing_nodes(model, funcs) for model in models]
     with ctx, ir.Location.unknown():
         bodies = ir.Module.create()
-    for op in funcs.values():
-        bodies.body.append(op.detach_from_parent())
+    for name, op in funcs.items():
+        if shared[name] == name:
+            bodies.body.append(op.detach_from_parent())
+        else:  # its code is another body's
+            op.erase()
     bodies, signatures = bufferize_bodies(bodies, wrappers)
-    _mark_nodes(bodies, {signatures[b].name: v for b, v in computes.items()})
+    _mark_nodes(bodies, {signatures[k].name: values for k, values in computes.items()})
+    by_body = {body: signatures[key] for body, key in wrapper_of.items()}
     texts, abis, used, in_parallel = [], [], set(), set()
     for model, sums in zip(models, summing, strict=True):
-        text, abi, globals_used, parallel_wrappers = driver_text(model, signatures, sums)
+        text, abi, globals_used, parallel_wrappers = driver_text(model, by_body, sums)
         texts.append(text)
         abis.append(abi)
         used |= globals_used
         in_parallel |= parallel_wrappers
     _mark_in_parallel(bodies, in_parallel)
+    _keep_shared_calls(bodies, texts)
     texts += [GLOBALS[name] for name in sorted(used)]
     for g in graphs:
         g.erase()
@@ -104,6 +119,38 @@ def _check_entry_names(models) -> None:
         seen[entry] = graph.name
 
 
+def _shared_bodies(funcs: dict[str, ir.Operation]) -> dict[str, str]:
+    """Each outlined body -> the first body with the same code (itself if
+    none before it). The layers of a model compute the same thing from
+    other weights, which are arguments: their bodies are one function in
+    the library, so its size and compile time do not grow with depth."""
+    first: dict[str, str] = {}
+    out = {}
+    for name, fn in funcs.items():
+        code = fn.get_asm(use_local_scope=True, assume_verified=True).replace(f"@{name}(", "@_(", 1)
+        out[name] = first.setdefault(code, name)
+    return out
+
+
+def _keep_shared_calls(bodies: ir.Module, texts: list[str]) -> None:
+    """Marks `noinline` the wrappers the entry calls from several places
+    (the layers of a model): inlined, each call would be a copy of the
+    code again, which LLVM optimizes in time that grows faster than its
+    size (one outlined parallel region holding every layer's step)."""
+    calls: dict[str, int] = {}
+    for text in texts:
+        for name in re.findall(r"func\.call @([\w$.]+)\(", text):
+            calls[name] = calls.get(name, 0) + 1
+    with bodies.context:
+        for op in bodies.body.operations:
+            fn = op.operation
+            if fn.name != "func.func":
+                continue
+            name = ir.StringAttr(fn.attributes["sym_name"]).value
+            if calls.get(name, 0) > 1 and "passthrough" not in fn.attributes:
+                fn.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get("noinline")])
+
+
 def _mark_in_parallel(bodies: ir.Module, names: set[str]) -> None:
     """Marks the wrappers the driver calls inside its parallel loops
     (`pdg.in_parallel_loop`): pdg-parallelize-large-ops leaves their ops
@@ -115,10 +162,11 @@ def _mark_in_parallel(bodies: ir.Module, names: set[str]) -> None:
                 fn.attributes["pdg.in_parallel_loop"] = ir.UnitAttr.get()
 
 
-def _mark_nodes(bodies: ir.Module, computes: dict[str, str]) -> None:
+def _mark_nodes(bodies: ir.Module, computes: dict[str, list[str]]) -> None:
     """Marks each wrapper with the value its node computes (`pdg.node`):
     pdg-check-indices checks these functions, and the runtime names the
-    node when an index there is out of range."""
+    node when an index there is out of range. A wrapper that several nodes
+    share names the first, and lists the others (`pdg.shared_by`)."""
     with bodies.context:
         for op in bodies.body.operations:
             fn = op.operation
@@ -126,4 +174,9 @@ def _mark_nodes(bodies: ir.Module, computes: dict[str, str]) -> None:
                 continue
             name = ir.StringAttr(fn.attributes["sym_name"]).value
             if name in computes:
-                fn.attributes["pdg.node"] = ir.StringAttr.get(computes[name])
+                first, *others = computes[name]
+                fn.attributes["pdg.node"] = ir.StringAttr.get(first)
+                if others:
+                    fn.attributes["pdg.shared_by"] = ir.ArrayAttr.get(
+                        [ir.StringAttr.get(x) for x in others]
+                    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import platform
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from mlir import ir
@@ -53,6 +54,10 @@ def index_checks(module: ir.Module) -> list[dict]:
                 "value": ir.StringAttr(node).value if node is not None else "",
                 "location": "" if where.startswith("loc(") else where,
             }
+            if fn is not None and "pdg.shared_by" in fn.attributes:
+                # The function computes these nodes too (lower._shared_bodies).
+                others = ir.ArrayAttr(fn.attributes["pdg.shared_by"])
+                sites[number]["shared_by"] = [ir.StringAttr(x).value for x in others]
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
@@ -65,29 +70,45 @@ ALLOCATORS = ("_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc"
 
 
 def _tell_llvm_what_it_cannot_see(module: ir.Module) -> None:
-    """Two facts LLVM needs to vectorize the bodies' loops:
+    """Facts LLVM needs to vectorize the bodies' loops, and to compile the
+    entry in time linear in its size:
     - a new buffer aliases nothing (the allocation functions are ours, not
       malloc, so LLVM does not know it): without it, every store into a
       temporary may change the inputs, and loops reload them;
     - the bodies are called only from this module (internal linkage): their
       memref strides, constants at every call site (1 for a point's last
-      dim), then become constants inside them, and their loops unit-stride."""
+      dim), then become constants inside them, and their loops unit-stride;
+    - the entry `pdg_<graph>` is called only by its C interface
+      `_mlir_ciface_pdg_<graph>` (the runtime calls that): inlined there,
+      the call that passed every input's descriptor as scalars (some
+      thousand arguments for gpt2-124m, which llc's instruction selection
+      handles in time quadratic in their number) is gone. (mlir-translate
+      gives the parallel regions it outlines from the entry the entry's
+      attributes: they are called through the thread pool, never inlined.)"""
     with module.context:
         noalias = ir.ArrayAttr.get([ir.DictAttr.get({"llvm.noalias": ir.UnitAttr.get()})])
         internal = ir.Attribute.parse("#llvm.linkage<internal>")
-        for op in module.body.operations:
-            fn = op.operation
-            if fn.name != "llvm.func":
-                continue
-            name = ir.StringAttr(fn.attributes["sym_name"]).value
+        functions = {
+            ir.StringAttr(op.operation.attributes["sym_name"]).value: op.operation
+            for op in module.body.operations
+            if op.operation.name == "llvm.func"
+        }
+        defined = {name for name, fn in functions.items() if len(fn.regions[0].blocks)}
+        for name, fn in functions.items():
             if name in ALLOCATORS:
                 fn.attributes["res_attrs"] = noalias
-            elif len(fn.regions[0].blocks) and not name.startswith(EXPORTED_PREFIXES):
+            elif name in defined and not name.startswith(EXPORTED_PREFIXES):
                 fn.attributes["linkage"] = internal
+            elif name in defined and "_mlir_ciface_" + name in defined:  # an entry
+                fn.attributes["linkage"] = internal
+                fn.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get("alwaysinline")])
 
 
-def _run(args: list[str], what: str) -> None:
+def _run(args: list[str], what: str, seconds: dict[str, float]) -> None:
+    """Runs a tool; its wall time goes into `seconds` under `what`."""
+    start = time.perf_counter()
     result = subprocess.run(args, capture_output=True, text=True)
+    seconds[what] = time.perf_counter() - start
     if result.returncode != 0:
         raise ToolchainError(f"{what} failed:\n{result.stderr.strip()}")
 
@@ -112,7 +133,7 @@ def _vector_math() -> tuple[list[str], list[str]]:
     return [], []
 
 
-def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
+def build_library(module: ir.Module, path: Path, c_source: str = "") -> dict[str, float]:
     """Compiles an LLVM-dialect module, and `c_source` (the per-program C of
     pdg.lowering.trampolines) if given, into a shared library at `path`:
     mlir-translate to LLVM IR, opt -O3 and llc for this machine's CPU, then
@@ -120,10 +141,12 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
 
     The tools run as processes (not MLIR's JIT in this one): external
     symbols (the udf trampolines) stay unresolved until the link, and a
-    failing tool cannot take the compiler down with it."""
+    failing tool cannot take the compiler down with it. Returns each
+    tool's time in seconds, by name (mlir-translate, opt, llc, linking)."""
     target = _target()
     vector_opt, vector_link = _vector_math()
     runtime, include = c_runtime()
+    seconds: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "program.mlir").write_text(str(module))
@@ -136,6 +159,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 str(work / "program.ll"),
             ],
             "mlir-translate",
+            seconds,
         )
         _run(
             [
@@ -148,6 +172,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 str(work / "program.bc"),
             ],
             "opt",
+            seconds,
         )
         _run(
             [
@@ -161,6 +186,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 str(work / "program.o"),
             ],
             "llc",
+            seconds,
         )
         sources = [str(work / "program.o")]
         if c_source:
@@ -185,4 +211,6 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 "-lpthread",
             ],
             f"linking {path.name}",
+            seconds,
         )
+    return {what.split()[0]: s for what, s in seconds.items()}

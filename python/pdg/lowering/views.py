@@ -9,7 +9,7 @@ from pdg.analysis.graph import Read, Value
 from pdg.passes.registry import PassError
 
 from .buffers import Buffer
-from .text import DYNAMIC, MemRef, cast, subview
+from .text import DYNAMIC, MemRef, Writer, cast, subview
 
 
 class ViewEmitter:
@@ -106,56 +106,30 @@ class ViewEmitter:
     def wrapped_view(self, buf, wrap, offsets, sizes, kept, to_type: str) -> str:
         """A slice along a circular dim: a view when it does not wrap past
         the end of the buffer, else its two pieces copied in order into a
-        scratch buffer of the window's size."""
-        w = self.w
-        j, lo, n, size = wrap
-        start = w.op(f"affine.apply affine_map<(d0) -> (d0 mod {size})>({lo})", "i")
-        end = w.op(f"arith.addi {start}, {n} : index")
-        fits = w.op(f"arith.cmpi sle, {end}, {w.const(size)} : index")
-        result = w.fresh("win")
-        w.open(f"{result} = scf.if {fits} -> ({to_type}) {{")
-        at = list(offsets)
-        at[j] = start
-        view, vtype = subview(w, buf.ssa, buf.type, at, sizes, kept)
-        w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
-        w.close("} else {")
-        w.depth += 1
+        scratch buffer of the window's size. Emitted once per kind of
+        window (types and static sizes) as a function that every such read
+        calls: the layers of a model read their windows alike, and copies
+        written out again in each would make the step's code, and LLVM's
+        time on it, grow with depth."""
+        j, _lo, _n, size = wrap
         slots, slots_type = self.scratch_for(buf, j)
-        point_sizes = [s for s, k in zip(sizes, kept, strict=True) if k][1:]
-        zeros = [0] * len(point_sizes)
-        # This thread's own scratch: points of a parallel loop wrap at once.
-        thread = w.op("func.call @pdg_thread_index() : () -> index", "thread")
-        scratch, stype = subview(
-            w,
-            slots,
-            slots_type,
-            [thread, 0, *zeros],
-            [1, size, *point_sizes],
-            [False] + [True] * (1 + len(point_sizes)),
-        )
-        first = w.op(f"arith.subi {w.const(size)}, {start} : index")
-        rest = w.op(f"arith.subi {n}, {first} : index")
-        for src_at, count, dst_at in ((start, first, 0), (0, rest, first)):
-            at = list(offsets)
-            at[j] = src_at
-            piece = list(sizes)
-            piece[j] = count
-            src, src_t = subview(w, buf.ssa, buf.type, at, piece, kept)
-            dst, dst_t = subview(
-                w,
-                scratch,
-                stype,
-                [dst_at, *zeros],
-                [count, *point_sizes],
-                [True] * (1 + len(point_sizes)),
+
+        def pattern(xs):
+            return tuple(x if isinstance(x, int) else None for x in xs)
+
+        key = (str(buf.type), str(slots_type), j, size, pattern(offsets), pattern(sizes))
+        key += (tuple(kept), to_type)
+        name = self.window_functions.get(key)
+        if name is None:
+            name = f"{self.prefix}_window_{len(self.window_functions)}"
+            self.window_functions[key] = name
+            self.declarations.append(
+                _window_function(name, buf.type, slots_type, wrap, offsets, sizes, kept, to_type)
             )
-            w.line(f"linalg.copy ins({src} : {src_t}) outs({dst} : {dst_t})")
-        view, vtype = subview(
-            w, scratch, stype, [0, *zeros], [n, *point_sizes], [True] * (1 + len(point_sizes))
-        )
-        w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
-        w.close()
-        return result
+        dynamic = [x for x in [*offsets, *sizes] if isinstance(x, str)]
+        args = ", ".join([buf.ssa, slots, *dynamic])
+        types = ", ".join([str(buf.type), str(slots_type), *["index"] * len(dynamic)])
+        return self.w.op(f"func.call @{name}({args}) : ({types}) -> {to_type}", "win")
 
     def scratch_for(self, buf: Buffer, j: int) -> tuple[str, MemRef]:
         """The scratch of `buf`'s circular dim `j`: one window per thread of
@@ -169,3 +143,82 @@ class ViewEmitter:
             name = self.prologue.op(f"memref.alloc({', '.join(dyn)}) : {stype}", "scratch")
             self.scratch[key] = (name, stype)
         return self.scratch[key]
+
+
+def _window_function(
+    name: str, buf_type: MemRef, slots_type: MemRef, wrap, offsets, sizes, kept, to_type: str
+) -> str:
+    """`func.func @name(%buf, %scratch, dynamic offsets and sizes...)
+    -> to_type`: the window of wrapped_view, its static sizes built in."""
+    j, _lo, _n, size = wrap
+    w = Writer(2)
+    # One parameter per position that is not a constant, in the order the
+    # callers pass them: callers of one kind may repeat a value or not.
+    params: list[str] = []
+
+    def parameter(x):
+        if isinstance(x, int):
+            return x
+        params.append(f"%p{len(params)}")
+        return params[-1]
+
+    offsets = [parameter(x) for x in offsets]
+    sizes = [parameter(x) for x in sizes]
+    lo, n = offsets[j], sizes[j]
+    start = w.op(f"affine.apply affine_map<(d0) -> (d0 mod {size})>({w.index(lo)})", "i")
+    end = w.op(f"arith.addi {start}, {w.index(n)} : index")
+    fits = w.op(f"arith.cmpi sle, {end}, {w.const(size)} : index")
+    result = w.fresh("win")
+    w.open(f"{result} = scf.if {fits} -> ({to_type}) {{")
+    at = list(offsets)
+    at[j] = start
+    view, vtype = subview(w, "%buf", buf_type, at, sizes, kept)
+    w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
+    w.close("} else {")
+    w.depth += 1
+    point_sizes = [s for s, k in zip(sizes, kept, strict=True) if k][1:]
+    zeros = [0] * len(point_sizes)
+    # This thread's own scratch: points of a parallel loop wrap at once.
+    thread = w.op("func.call @pdg_thread_index() : () -> index", "thread")
+    scratch, stype = subview(
+        w,
+        "%scratch",
+        slots_type,
+        [thread, 0, *zeros],
+        [1, size, *point_sizes],
+        [False] + [True] * (1 + len(point_sizes)),
+    )
+    first = w.op(f"arith.subi {w.const(size)}, {start} : index")
+    rest = w.op(f"arith.subi {w.index(n)}, {first} : index")
+    for src_at, count, dst_at in ((start, first, 0), (0, rest, first)):
+        at = list(offsets)
+        at[j] = src_at
+        piece = list(sizes)
+        piece[j] = count
+        src, src_t = subview(w, "%buf", buf_type, at, piece, kept)
+        dst, dst_t = subview(
+            w,
+            scratch,
+            stype,
+            [dst_at, *zeros],
+            [count, *point_sizes],
+            [True] * (1 + len(point_sizes)),
+        )
+        w.line(f"linalg.copy ins({src} : {src_t}) outs({dst} : {dst_t})")
+    view, vtype = subview(
+        w, scratch, stype, [0, *zeros], [n, *point_sizes], [True] * (1 + len(point_sizes))
+    )
+    w.line(f"scf.yield {cast(w, view, vtype, to_type)} : {to_type}")
+    w.close()
+    w.line(f"return {result} : {to_type}")
+    signature = ", ".join(
+        [f"%buf: {buf_type}", f"%scratch: {slots_type}", *(f"{p}: index" for p in params)]
+    )
+    return "\n".join(
+        [
+            f"func.func private @{name}({signature}) -> {to_type} "
+            'attributes {passthrough = ["noinline"]} {',
+            w.text(),
+            "}",
+        ]
+    )

@@ -2,8 +2,8 @@
 batch), compiled, and run for several batches: the same tokens and
 lengths as the interpreter on the original program, logits within 1e-5
 relative. Batched values have a symbolic point dim (B) that the lowering
-sizes from the launch symbol and, with a window, from the larger of B and
-the window."""
+sizes from the launch symbol (B rows, also with a window of 3 at B > 3:
+the storage plan follows each dim's own source)."""
 
 from __future__ import annotations
 

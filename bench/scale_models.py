@@ -1,0 +1,231 @@
+"""The models of the scale benchmark (bench/scale.py): their shapes, seeded
+weights by parameter path, and the pdg decode program of each.
+
+Two families:
+- `gpt`: GPT-2 (learned positions, LayerNorm, GELU MLP, biases), built
+  with pdg.nn.GPT and pdg.programs.build_decode, as a user would;
+- `qwen`: Qwen2-style (RMSNorm, rotary positions, grouped-query attention
+  with q/k/v biases, SwiGLU MLP without biases, tied logits). pdg.nn on
+  main has the pieces but no model class for them yet, so `QwenStyle`
+  below assembles them; it is the one place to switch to pdg.nn's
+  decoder family once it exists.
+
+Weights are random (normal * WEIGHT_SCALE; norms' gains 1, biases 0). At
+scale 1 the greedy argmax is clear-cut at every step, so pdg, PyTorch and
+Hugging Face agree token for token (bench/decode.py found a near-tie
+after 158 steps at scale 0.5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+WEIGHT_SCALE = 1.0
+ROPE_BASE = 10000.0  # pdg.nn.rotary's base (Qwen2.5 uses 1e6; the shape is what matters here)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    name: str
+    family: str  # gpt | qwen
+    vocab: int
+    d_model: int
+    layers: int
+    heads: int
+    kv_heads: int
+    mlp: int  # hidden width of the MLP
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.heads
+
+    def with_layers(self, layers: int) -> ModelConfig:
+        """The same shape at another depth (compile-time growth)."""
+        return replace(self, name=f"{self.name.split('@')[0]}@{layers}L", layers=layers)
+
+
+CONFIGS = {
+    "gpt2-124m": ModelConfig("gpt2-124m", "gpt", 50257, 768, 12, 12, 12, 4 * 768),
+    "qwen2.5-0.5b": ModelConfig("qwen2.5-0.5b", "qwen", 151936, 896, 24, 14, 2, 4864),
+}
+
+
+def parse_config(text: str) -> ModelConfig:
+    """'gpt2-124m', or 'gpt2-124m@2L' for the same shape with 2 layers."""
+    name, _, depth = text.partition("@")
+    if name not in CONFIGS:
+        raise SystemExit(f"unknown config '{name}'; choose from {', '.join(CONFIGS)}")
+    config = CONFIGS[name]
+    if depth:
+        if not (depth.endswith("L") and depth[:-1].isdigit() and int(depth[:-1]) > 0):
+            raise SystemExit(f"bad depth '{depth}' in '{text}': write e.g. {name}@2L")
+        config = config.with_layers(int(depth[:-1]))
+    return config
+
+
+def shapes(c: ModelConfig, max_len: int) -> dict[str, tuple[int, ...]]:
+    """Every weight's shape by pdg parameter path."""
+    d, f, kv = c.d_model, c.mlp, c.kv_heads * c.head_dim
+    if c.family == "gpt":
+        out = {"wte.w": (c.vocab, d), "wpe.w": (max_len, d), "ln_f.g": (d,), "ln_f.b": (d,)}
+        for i in range(c.layers):
+            p = f"h{i}."
+            out |= {p + n: (d,) for n in ("ln1.g", "ln1.b", "ln2.g", "ln2.b")}
+            for n in "qkvo":
+                out |= {p + f"attn.{n}.w": (d, d), p + f"attn.{n}.b": (d,)}
+            out |= {p + "mlp.fc.w": (d, f), p + "mlp.fc.b": (f,)}
+            out |= {p + "mlp.proj.w": (f, d), p + "mlp.proj.b": (d,)}
+        return out
+    out = {"embed.w": (c.vocab, d), "norm.g": (d,)}
+    for i in range(c.layers):
+        p = f"h{i}."
+        out |= {p + "ln1.g": (d,), p + "ln2.g": (d,)}
+        out |= {p + "attn.q.w": (d, d), p + "attn.q.b": (d,)}
+        out |= {p + "attn.k.w": (d, kv), p + "attn.k.b": (kv,)}
+        out |= {p + "attn.v.w": (d, kv), p + "attn.v.b": (kv,)}
+        out |= {p + "attn.o.w": (d, d), p + "attn.o.b": (d,)}  # o.b: zeros (Qwen2 has none)
+        out |= {p + "mlp.gate.w": (d, f), p + "mlp.up.w": (d, f), p + "mlp.down.w": (f, d)}
+    return out
+
+
+def weights(c: ModelConfig, max_len: int, seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded float32 weights by path: normal * WEIGHT_SCALE, gains 1,
+    biases 0."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for path, shape in sorted(shapes(c, max_len).items()):
+        leaf = path.rsplit(".", 1)[-1]
+        if leaf == "g":
+            out[path] = np.ones(shape, np.float32)
+        elif leaf == "b":
+            out[path] = np.zeros(shape, np.float32)
+        else:
+            out[path] = rng.standard_normal(shape, dtype=np.float32) * np.float32(WEIGHT_SCALE)
+    return out
+
+
+def streamed_bytes(c: ModelConfig, max_len: int) -> int:
+    """Bytes of weights a decode step must read: all of them, except the
+    rows of the position table it does not use (the token table is read
+    whole by the tied logits)."""
+    total = sum(int(np.prod(s)) for s in shapes(c, max_len).values())
+    if c.family == "gpt":
+        total -= (max_len - 1) * c.d_model
+    return 4 * total
+
+
+def matrix_params(c: ModelConfig) -> int:
+    """Multiply-adds per token of the matrix products (logits included)."""
+    d, f, kv = c.d_model, c.mlp, c.kv_heads * c.head_dim
+    per_layer = 2 * d * d + 2 * d * kv + (2 if c.family == "gpt" else 3) * d * f
+    return c.layers * per_layer + c.vocab * d
+
+
+# --- pdg programs ----------------------------------------------------------------
+
+
+def build_program(c: ModelConfig, pattern: str, max_len: int, max_batch: int):
+    """The greedy decode program (prompt width 1, a response limit per
+    sequence, no logits output) and its model."""
+    from pdg.nn import AttentionPattern, GPTConfig
+    from pdg.programs import build_decode
+
+    attention = AttentionPattern.parse(pattern)
+    if c.family == "gpt":
+        cfg = GPTConfig(
+            vocab=c.vocab,
+            d_model=c.d_model,
+            n_layers=c.layers,
+            n_heads=c.heads,
+            max_positions=max_len,
+            pattern=attention,
+        )
+        decode = build_decode(
+            cfg,
+            eos=-1,
+            max_len=max_len,
+            prompt_width=1,
+            max_batch=max_batch,
+            response_limit=True,
+            output_logits=False,
+        )
+        return decode.program, decode.model
+    return _build_qwen_decode(c, attention, max_len, max_batch)
+
+
+# -- Qwen2-style, from pdg.nn's layers (to be replaced by pdg.nn's decoder family) --
+
+
+def _qwen_model_class():
+    import pdg.frontend as pf
+    from pdg.nn import Attention, Embedding, Linear, Module, RMSNorm
+
+    class SwiGLU(Module):
+        def __init__(self, program, path, d: int, hidden: int):
+            super().__init__(program, path)
+            self.gate = self.child(Linear(program, f"{path}.gate", d, hidden, bias=False))
+            self.up = self.child(Linear(program, f"{path}.up", d, hidden, bias=False))
+            self.down = self.child(Linear(program, f"{path}.down", hidden, d, bias=False))
+
+        def __call__(self, x):
+            return self.down(pf.silu(self.gate(x)) * self.up(x))
+
+    class QwenStyle(Module):
+        def __init__(self, program, c: ModelConfig, pattern):
+            super().__init__(program, "")
+            self.embed = self.child(Embedding(program, "embed", c.vocab, c.d_model))
+            self.blocks = []
+            for i in range(c.layers):
+                p = f"h{i}"
+                self.blocks.append(
+                    (
+                        self.child(RMSNorm(program, f"{p}.ln1", c.d_model)),
+                        self.child(
+                            Attention(
+                                program,
+                                f"{p}.attn",
+                                c.d_model,
+                                c.heads,
+                                c.kv_heads,
+                                pattern,
+                                rope=True,
+                            )
+                        ),
+                        self.child(RMSNorm(program, f"{p}.ln2", c.d_model)),
+                        self.child(SwiGLU(program, f"{p}.mlp", c.d_model, c.mlp)),
+                    )
+                )
+            self.norm = self.child(RMSNorm(program, "norm", c.d_model))
+
+        def __call__(self, token, position, step):
+            x = self.embed(token)
+            for ln1, attn, ln2, mlp in self.blocks:
+                x = x + attn(ln1(x), step, position)
+                x = x + mlp(ln2(x))
+            return self.norm(x) @ self.embed.table.T
+
+    return QwenStyle
+
+
+def _build_qwen_decode(c: ModelConfig, attention, max_len: int, max_batch: int):
+    """build_decode's greedy program around QwenStyle."""
+    import pdg.frontend as pf
+
+    prog = pf.Program("decode")
+    b = prog.dim("b", launch="B", max=max_batch)
+    t = prog.dim("t", dynamic="T", max=max_len)
+    model = _qwen_model_class()(prog, c, attention)
+    prompt = prog.input("prompt", (1,), "i64", domain=[b])
+    pos = prog.coordinate(t).named("pos")
+    first = pf.take(prompt, pf.minimum(pos, 0), axis=0).named("prompt_tok")
+    nxt = prog.recurrent((), "i64", domain=[b, t], name="next")
+    tok = prog.recurrent((), "i64", domain=[b, t], name="tok")
+    tok[t == 0] = first
+    tok[t > 0] = nxt[t - 1]
+    logits = model(tok, pos, t).named("logits")
+    nxt[...] = pf.argmax(logits)
+    limit = prog.input("limit", (), "i64", domain=[b])
+    t.until((pos + 1 >= limit).named("done"))
+    prog.output("tokens", nxt)
+    return prog, model

@@ -329,7 +329,8 @@ def test_13_access_attr_parse_downcasts_and_cast_checks(ctx):
     "text, kind, extents, symbols",
     [
         ("#pdg.store<window, [B, 64]>", "window", ["B", "64"], ["B"]),
-        ("#pdg.store<growable, [B * 2 + 1, T, 8]>", "growable", ["B * 2 + 1", "T", "8"], ["B", "T"]),
+        ("#pdg.store<growable, [B * 2 + 1, T, 8]>", "growable", ["B * 2 + 1", "T", "8"],
+         ["B", "T"]),
         ("#pdg.store<point, []>", "point", [], []),
         ("#pdg.store<full, [T floordiv 16, max_len]>", "full", ["T floordiv 16", "max_len"],
          ["T", "max_len"]),

@@ -140,7 +140,11 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     batched matrix product) is one body call: the driver's parallel loops
     cannot share it out. This pass tiles each linalg op on memrefs whose
     iteration space holds at least `min-work` points (a dynamic extent
-    counts as 64) along its first parallel loop, as an scf.parallel;
+    counts as 64) along a parallel loop, as an scf.parallel: the first that
+    indexes the op's largest input (its elements, a dynamic dim counted as
+    64), else the first. A product of a few rows (a batch of tokens) by a
+    large weight matrix is so cut along the weights' columns, and each
+    thread reads its own part of the weights instead of all of them;
     convert-scf-to-openmp and the pool run the tiles. The tile size is a
     function of the loop's extent alone, never of the thread count:
     ceil(extent / 64) rounded up to a multiple of 64 along the output's last

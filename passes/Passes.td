@@ -133,6 +133,41 @@ def PdgRegisterTileContractions
                            "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
 }
 
+def PdgCallBlas : Pass<"pdg-call-blas", "::mlir::ModuleOp"> {
+  let summary = "Call a tuned sgemm for large f32 contractions on buffers";
+  let description = [{
+    A linalg.generic on f32 memrefs that computes
+    C[.., m.., n..] += A[.., m.., k..] * B[.., k.., n..] (a multiply-add
+    body; every summed loop read by both factors, every other loop by C)
+    becomes, where m * n * k is at least `min-flops` and both m and n at
+    least `min-dim` at run time (sgemm copies both factors into blocks: a
+    matrix-vector product pays that copy for little arithmetic, and runs
+    faster in pdg-register-tile-contractions; pdg.lowering.native passes
+    the values bench/products.py measured), a call of
+    `pdg_blas_sgemm` per point of the batch loops (those read by A, B and
+    C). The loops of each group (m, n, k) must be consecutive in memory in
+    every operand that reads them (checked at run time) and are passed as
+    one matrix dim; the helper (pdg's C runtime, runtime/lib/blas.c) passes
+    the matrices to OpenBLAS with the transposition flags their strides
+    call for, and declines (returns 0) when no dim of one is contiguous or
+    the library is missing at run time. A product too small, or declined,
+    runs the op as it was; one whose static sizes are too small is left
+    alone.
+  }];
+  let options = [
+    Option<"minFlops", "min-flops", "int64_t", /*default=*/"131072",
+           "multiply-adds (m * n * k) from which a product calls sgemm">,
+    Option<"minDim", "min-dim", "int64_t", /*default=*/"2",
+           "the fewest rows (m) and columns (n) of a product that calls sgemm">
+  ];
+  let statistics = [
+    Statistic<"numCalls", "calls", "contractions that may call sgemm">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp"> {
   let summary = "Split large linalg ops on buffers into tiles the thread pool shares";
   let description = [{

@@ -1,7 +1,8 @@
 """From the loops-and-memrefs module to native code: the LLVM dialect
 (`to_llvm`), then an object file and a shared library (`build_library`)
 whose entry `_mlir_ciface_pdg_<graph>` takes memref descriptors by pointer.
-The library needs only libc and libm at run time: copies become loops
+The library needs only libc and libm at run time (OpenBLAS, for large
+products, is opened where it is there: runtime/lib/blas.c): copies become loops
 (pdg-copies-to-linalg) instead of calls into MLIR's runner library, and
 allocation goes through the counting allocator of pdg's C runtime
 (`runtime/`, linked in statically)."""
@@ -19,10 +20,31 @@ from mlir.passmanager import PassManager
 from pdg import _ext
 from pdg.ir.source import format_location
 
-from .toolchain import ToolchainError, c_runtime, linker, tool
+from .toolchain import ToolchainError, c_runtime, linker, openblas, tool
+
+# Products from this size on call OpenBLAS's sgemm (pdg-call-blas) rather
+# than pdg's register micro-kernels, where the wheel is installed: the
+# multiply-adds (m * n * k) of one call (a tile of the pool's, for a large
+# product), and its fewest rows and columns. Measured with bench/products.py
+# on 2 cores: below about 2^17 multiply-adds both take the same time; a
+# single row (a matrix-vector product) is no faster in sgemm; from 2 rows
+# on sgemm wins, by 1.3x at 2 rows of gpt2's MLP (768 x 3072) to 3.5x at 8.
+BLAS_MIN_FLOPS = 1 << 17
+BLAS_MIN_DIM = 2
+BLAS_HELPER = "pdg_blas_sgemm"
+
+
+def _call_blas() -> str:
+    """The pipeline's pdg-call-blas step; none without the library."""
+    if openblas() is None:
+        return ""
+    return f"pdg-call-blas{{min-flops={BLAS_MIN_FLOPS} min-dim={BLAS_MIN_DIM}}},"
+
 
 TO_LLVM = (
-    "pdg-copies-to-linalg,pdg-parallelize-large-ops,pdg-register-tile-contractions,"
+    # Large products become sgemm calls (in the tiles that the pool shares
+    # out), the rest register micro-kernels.
+    "pdg-copies-to-linalg,pdg-parallelize-large-ops,{call_blas}pdg-register-tile-contractions,"
     # Gathers are plain loads from here: those at indices from data get a
     # bounds check (the sites are read back by index_checks below).
     "func.func(convert-linalg-to-loops),pdg-check-indices,lower-affine,"
@@ -33,7 +55,7 @@ TO_LLVM = (
     "convert-scf-to-openmp,pdg-inline-alloca-scopes,"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
     "convert-vector-to-llvm,"
-    "finalize-memref-to-llvm{use-generic-functions use-aligned-alloc},convert-math-to-llvm,"
+    "finalize-memref-to-llvm{{use-generic-functions use-aligned-alloc}},convert-math-to-llvm,"
     "convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
     "convert-openmp-to-llvm,reconcile-unrealized-casts"
 )
@@ -44,7 +66,7 @@ def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
     index checks (see index_checks). `check_indices=False` leaves reads at
     data-dependent indices unchecked: only to measure what the checks cost
     (bench/index_checks.py)."""
-    first, rest = TO_LLVM.split(",lower-affine,", 1)
+    first, rest = TO_LLVM.format(call_blas=_call_blas()).split(",lower-affine,", 1)
     if not check_indices:
         first = first.replace(",pdg-check-indices", "")
     pm = PassManager("builtin.module", context=module.context)
@@ -136,6 +158,18 @@ def _vector_math() -> tuple[list[str], list[str]]:
     return [], []
 
 
+def _blas_source(module_text: str) -> str:
+    """C naming the OpenBLAS library to the runtime (runtime/lib/blas.c),
+    where the program calls it: its absolute path, opened when the program
+    first multiplies (so the program loads even where it is gone, and its
+    products then run pdg's own loops)."""
+    library = openblas()
+    if library is None or f"@{BLAS_HELPER}(" not in module_text:
+        return ""
+    path = "".join(f"\\{b:03o}" for b in bytes(library))
+    return f'\n__attribute__((visibility("default"))) const char pdg_blas_library[] = "{path}";\n'
+
+
 def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
     """Compiles an LLVM-dialect module, and `c_source` (the per-program C of
     pdg.lowering.trampolines) if given, into a shared library at `path`:
@@ -148,9 +182,11 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
     target = _target()
     vector_opt, vector_link = _vector_math()
     runtime, include = c_runtime()
+    text = str(module)
+    c_source += _blas_source(text)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        (work / "program.mlir").write_text(str(module))
+        (work / "program.mlir").write_text(text)
         _run(
             [
                 tool("mlir", "mlir-translate"),
@@ -206,6 +242,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> None:
                 "-Wl,--no-whole-archive",
                 *vector_link,
                 "-lm",
+                "-ldl",
                 "-lpthread",
             ],
             f"linking {path.name}",

@@ -125,7 +125,19 @@ def PdgRegisterTileContractions
     broadcast of A and one vector.fma per vector of B each step) and stored
     once. The rows and columns left over run the original op on subviews,
     as does everything when B's or C's last stride is not 1 at run time.
+
+    A matrix-vector product whose B holds at least `stream-min-bytes`
+    (or whose size is not static) streams B instead: the last summed loop
+    takes 4 rows of B per step and, for each vector of columns, loads C,
+    adds the 4 rows' products in order and stores it back, so each row of B
+    is read end to end (streams the prefetchers follow) rather than down a
+    strip of columns. Each element adds the same products in the same order
+    as the register tile, so the columns both cover get the same bits.
   }];
+  let options = [
+    Option<"streamMinBytes", "stream-min-bytes", "int64_t", /*default=*/"262144",
+           "bytes of B from which a matrix-vector product streams B's rows">
+  ];
   let statistics = [
     Statistic<"numTiled", "tiled", "contractions given a register micro-kernel">
   ];

@@ -18,6 +18,7 @@ bench/results/products.json with the machine's load (`os.getloadavg`)."""
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import tempfile
@@ -74,12 +75,21 @@ def main() -> None:
     parser.add_argument("--rows", type=int, nargs="+", default=[8])
     parser.add_argument("--shapes", nargs="+", default=SHAPES, help="KxN of the weights")
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument(
+        "--openblas-threads",
+        type=int,
+        default=0,
+        help="let OpenBLAS run its own threads inside pdg's (pdg sets 1): what that costs",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results" / "products.json")
     args = parser.parse_args()
     from pdg.lowering.toolchain import openblas
 
     if openblas() is None:
         raise SystemExit("products: the scipy-openblas32 wheel is not installed")
+    if args.openblas_threads:
+        blas = ctypes.CDLL(str(openblas()))  # the instance the programs open
+        blas.pdg_set = blas.scipy_openblas_set_num_threads
     rng = np.random.default_rng(0)
     results = []
     threads = os.environ.get("PDG_NUM_THREADS", "all")
@@ -99,7 +109,9 @@ def main() -> None:
                 row = {"rows": rows, "k": k, "n": n}
                 for name, prog in programs.items():
                     inputs, symbols = {"x": x, "w": w}, {"B": rows}
-                    got = np.asarray(prog.run(inputs, symbols).outputs["y"])
+                    got = np.asarray(prog.run(inputs, symbols).outputs["y"])  # opens OpenBLAS
+                    if args.openblas_threads:
+                        blas.pdg_set(args.openblas_threads)
                     err = np.abs(got - expected).max() / np.abs(expected).max()
                     assert err < 1e-5, f"{name} {rows}x{shape}: relative error {err:.1e}"
                     row[name] = best(lambda p=prog, i=inputs, s=symbols: p.run(i, s), args.repeats)

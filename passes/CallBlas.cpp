@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -151,6 +152,7 @@ struct CallBlas : mlir::pdg::impl::PdgCallBlasBase<CallBlas> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    generalizeNamedProducts(module);
     std::vector<std::pair<linalg::GenericOp, Product>> found;
     module.walk([&](linalg::GenericOp op) {
       if (auto p = match(op); p && mayBeWorthIt(op, *p))
@@ -163,6 +165,26 @@ struct CallBlas : mlir::pdg::impl::PdgCallBlasBase<CallBlas> {
     for (auto &[op, p] : found) {
       rewrite(rewriter, op, p, helper);
       ++numCalls;
+    }
+  }
+
+  /// Named products on f32 buffers (linalg.matmul, batch_matmul, ...)
+  /// as linalg.generic ops, which match() reads (and which the register
+  /// micro-kernels take, where no call is made).
+  void generalizeNamedProducts(ModuleOp module) {
+    SmallVector<linalg::LinalgOp> named;
+    module.walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp>(op) && isa<linalg::ContractionOpInterface>(*op) &&
+          op.hasPureBufferSemantics() && llvm::all_of(op->getOperandTypes(), [](Type t) {
+            auto memref = dyn_cast<MemRefType>(t);
+            return memref && memref.getElementType().isF32();
+          }))
+        named.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
     }
   }
 

@@ -160,3 +160,15 @@ func.func @left_alone(%x: memref<1x768xf32>, %w: memref<768x3072xf32>, %y: memre
   }
   return
 }
+
+// -----
+
+// A named product (linalg.matmul) is generalized first, then called.
+// CHECK-LABEL: func.func @named(
+// CHECK-NOT: linalg.matmul
+// CHECK: func.call @pdg_blas_sgemm
+// CHECK: linalg.generic
+func.func @named(%a: memref<64x300xf32>, %b: memref<300x1000xf32>, %c: memref<64x1000xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x300xf32>, memref<300x1000xf32>) outs(%c : memref<64x1000xf32>)
+  return
+}

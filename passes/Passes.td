@@ -125,12 +125,59 @@ def PdgRegisterTileContractions
     broadcast of A and one vector.fma per vector of B each step) and stored
     once. The rows and columns left over run the original op on subviews,
     as does everything when B's or C's last stride is not 1 at run time.
+
+    A matrix-vector product whose B holds at least `stream-min-bytes`
+    (or whose size is not static) streams B instead: the last summed loop
+    takes 4 rows of B per step and, for each vector of columns, loads C,
+    adds the 4 rows' products in order and stores it back, so each row of B
+    is read end to end (streams the prefetchers follow) rather than down a
+    strip of columns. Each element adds the same products in the same order
+    as the register tile, so the columns both cover get the same bits.
   }];
+  let options = [
+    Option<"streamMinBytes", "stream-min-bytes", "int64_t", /*default=*/"262144",
+           "bytes of B from which a matrix-vector product streams B's rows">
+  ];
   let statistics = [
     Statistic<"numTiled", "tiled", "contractions given a register micro-kernel">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
+}
+
+def PdgCallBlas : Pass<"pdg-call-blas", "::mlir::ModuleOp"> {
+  let summary = "Call a tuned sgemm for large f32 contractions on buffers";
+  let description = [{
+    A linalg.generic on f32 memrefs that computes
+    C[.., m.., n..] += A[.., m.., k..] * B[.., k.., n..] (a multiply-add
+    body; every summed loop read by both factors, every other loop by C)
+    becomes, where m * n * k is at least `min-flops` and both m and n at
+    least `min-dim` at run time (sgemm copies both factors into blocks: a
+    matrix-vector product pays that copy for little arithmetic, and runs
+    faster in pdg-register-tile-contractions; pdg.lowering.native passes
+    the values bench/products.py measured), a call of
+    `pdg_blas_sgemm` per point of the batch loops (those read by A, B and
+    C). The loops of each group (m, n, k) must be consecutive in memory in
+    every operand that reads them (checked at run time) and are passed as
+    one matrix dim; the helper (pdg's C runtime, runtime/lib/blas.c) passes
+    the matrices to OpenBLAS with the transposition flags their strides
+    call for, and declines (returns 0) when no dim of one is contiguous or
+    the library is missing at run time. A product too small, or declined,
+    runs the op as it was; one whose static sizes are too small is left
+    alone.
+  }];
+  let options = [
+    Option<"minFlops", "min-flops", "int64_t", /*default=*/"131072",
+           "multiply-adds (m * n * k) from which a product calls sgemm">,
+    Option<"minDim", "min-dim", "int64_t", /*default=*/"2",
+           "the fewest rows (m) and columns (n) of a product that calls sgemm">
+  ];
+  let statistics = [
+    Statistic<"numCalls", "calls", "contractions that may call sgemm">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp"> {
@@ -140,7 +187,11 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     batched matrix product) is one body call: the driver's parallel loops
     cannot share it out. This pass tiles each linalg op on memrefs whose
     iteration space holds at least `min-work` points (a dynamic extent
-    counts as 64) along its first parallel loop, as an scf.parallel;
+    counts as 64) along a parallel loop, as an scf.parallel: the first that
+    indexes the op's largest input (its elements, a dynamic dim counted as
+    64), else the first. A product of a few rows (a batch of tokens) by a
+    large weight matrix is so cut along the weights' columns, and each
+    thread reads its own part of the weights instead of all of them;
     convert-scf-to-openmp and the pool run the tiles. The tile size is a
     function of the loop's extent alone, never of the thread count:
     ceil(extent / 64) rounded up to a multiple of 64 along the output's last

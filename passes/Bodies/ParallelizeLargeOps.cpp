@@ -60,11 +60,43 @@ int64_t work(linalg::LinalgOp op) {
   return total;
 }
 
-/// The loop to split: the first parallel loop whose extent may exceed 1.
+/// The elements of a shaped operand, dynamic dims counted as kDynamicGuess
+/// (saturating, as work()).
+int64_t elements(Value v) {
+  auto type = dyn_cast<ShapedType>(v.getType());
+  int64_t total = 1;
+  for (int64_t extent : type ? type.getShape() : ArrayRef<int64_t>{}) {
+    int64_t e = ShapedType::isDynamic(extent) ? kDynamicGuess : extent;
+    total = total > (int64_t(1) << 40) / std::max<int64_t>(e, 1) ? int64_t(1) << 40 : total * e;
+  }
+  return total;
+}
+
+/// The loop to split: the first parallel loop whose extent may exceed 1
+/// among those that index the op's largest input (the first of equals),
+/// else the first of all. Each tile then reads its own part of that input:
+/// a product of a few rows (a batch of tokens) by a large weight matrix is
+/// cut along the weights' columns, not along its rows, which would have
+/// every thread read all of the weights.
 std::optional<unsigned> splitLoop(linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  for (auto [i, it] : llvm::enumerate(op.getIteratorTypesArray()))
-    if (linalg::isParallelIterator(it) && (ShapedType::isDynamic(ranges[i]) || ranges[i] > 1))
+  auto splittable = [&](unsigned i) {
+    return linalg::isParallelIterator(op.getIteratorTypesArray()[i]) &&
+           (ShapedType::isDynamic(ranges[i]) || ranges[i] > 1);
+  };
+  OpOperand *largest = nullptr;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<ShapedType>(input->get().getType()) &&
+        (!largest || elements(input->get()) > elements(largest->get())))
+      largest = input;
+  if (largest) {
+    AffineMap map = op.getMatchingIndexingMap(largest);
+    for (unsigned i = 0; i < op.getNumLoops(); ++i)
+      if (splittable(i) && map.isFunctionOfDim(i))
+        return i;
+  }
+  for (unsigned i = 0; i < op.getNumLoops(); ++i)
+    if (splittable(i))
       return i;
   return std::nullopt;
 }

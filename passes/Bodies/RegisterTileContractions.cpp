@@ -34,6 +34,8 @@ namespace {
 
 /// Lanes of one vector: 8 floats fill an AVX2 register.
 constexpr int64_t kLanes = 8;
+/// Rows of B a streamed matrix-vector product reads per pass over C.
+constexpr int64_t kStreamRows = 4;
 
 /// How a linalg.generic is a contraction. Loop numbers are the op's.
 struct Contraction {
@@ -203,6 +205,8 @@ void runPart(OpBuilder &b, linalg::GenericOp op,
 
 struct RegisterTileContractions
     : mlir::pdg::impl::PdgRegisterTileContractionsBase<RegisterTileContractions> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<std::pair<linalg::GenericOp, Contraction>> found;
     getOperation()->walk([&](linalg::GenericOp op) {
@@ -216,6 +220,17 @@ struct RegisterTileContractions
     }
   }
 
+  /// True if the matrix-vector product `op` streams B (see rewriteStreaming):
+  /// B is larger than `streamMinBytes`, or of a size unknown here.
+  bool streams(linalg::GenericOp op, const Contraction &c) {
+    if (c.m)
+      return false;
+    auto type = cast<MemRefType>(op.getDpsInputOperand(c.b)->get().getType());
+    if (!type.hasStaticShape())
+      return true;
+    return type.getNumElements() * 4 >= streamMinBytes;
+  }
+
   void rewrite(IRRewriter &b, linalg::GenericOp op, const Contraction &c) {
     Location loc = op.getLoc();
     b.setInsertionPoint(op);
@@ -224,7 +239,10 @@ struct RegisterTileContractions
     // matrix-vector product) takes up to 8 vectors of one row.
     // A static row narrower than the tile takes fewer vectors (a 32-wide
     // matrix-vector product: 4), so that the kernel still covers it.
-    int64_t rows = c.m ? 4 : 1, vectors = c.m ? 2 : 8;
+    // A large matrix-vector product streams B instead (rewriteStreaming):
+    // one vector of columns at a time, so whole rows of B.
+    bool streaming = streams(op, c);
+    int64_t rows = c.m ? 4 : 1, vectors = c.m ? 2 : streaming ? 1 : 8;
     int64_t width = op.getStaticLoopRanges()[c.n];
     if (!ShapedType::isDynamic(width))
       vectors = std::clamp<int64_t>(width / kLanes, 1, vectors);
@@ -267,6 +285,10 @@ struct RegisterTileContractions
         b.setInsertionPointToStart(loop.getBody());
         at[d] = loop.getInductionVar();
         outer(k + 1);
+        return;
+      }
+      if (streaming) {
+        emitStreaming(b, loc, op, c, at, viewB, viewC, nMain);
         return;
       }
       auto mLoop = scf::ForOp::create(b, loc, zero, mMain,
@@ -358,6 +380,88 @@ struct RegisterTileContractions
     if (!covered(c.n, cols))
       runPart(b, op, columns);
     b.eraseOp(op);
+  }
+
+  /// The full columns [0, nMain) of a matrix-vector product C[n] +=
+  /// A[k..] * B[k.., n] at the outer point `at`, B read row after row:
+  /// the summed loops but the last run as they are; the last one takes
+  /// kStreamRows rows of B per step, and for each vector of columns loads
+  /// C, adds the rows' products in order and stores it.
+  ///
+  /// The register tile walks down a strip of 64 columns of B: at 3 KiB and
+  /// more between rows, each row is a new page the hardware prefetchers
+  /// do not follow, and the strip runs at the memory's latency. Here each
+  /// of the rows is read in order, end to end: streams that the prefetchers
+  /// see. C (a row of B's width) stays in the L1 or L2 cache. Every element
+  /// still adds its products in the order of k, one fused multiply-add
+  /// each, so the columns that both kernels cover get the register tile's
+  /// results, to the bit (the last columns, past a whole vector here and
+  /// past a whole tile there, run the op as it was).
+  void emitStreaming(OpBuilder &b, Location loc, linalg::GenericOp op, const Contraction &c,
+                     SmallVector<Value> &at, Value viewB, Value viewC, Value nMain) {
+    SmallVector<Range> loops = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
+    auto size = [&](unsigned d) { return getValueOrCreateConstantIndexOp(b, loc, loops[d].size); };
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value inA = op.getDpsInputOperand(c.a)->get();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    AffineMap mapA = maps[c.a], mapB = maps[c.b], mapC = maps[2];
+    auto vecType = VectorType::get({kLanes}, b.getF32Type());
+    unsigned last = c.reductions.back();
+
+    // rowsPerStep rows of B from k0: for each vector of columns, C += the
+    // rows' products in order.
+    auto step = [&](Value k0, int64_t rowsPerStep) {
+      SmallVector<Value> rowAt, av;
+      for (int64_t r = 0; r < rowsPerStep; ++r) {
+        rowAt.push_back(r == 0 ? k0
+                               : arith::AddIOp::create(b, loc, k0,
+                                                       arith::ConstantIndexOp::create(b, loc, r))
+                                     .getResult());
+        at[last] = rowAt.back();
+        Value a = memref::LoadOp::create(b, loc, inA, indicesAt(mapA, at));
+        av.push_back(vector::BroadcastOp::create(b, loc, vecType, a));
+      }
+      auto nLoop = scf::ForOp::create(b, loc, zero, nMain,
+                                      arith::ConstantIndexOp::create(b, loc, kLanes));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(nLoop.getBody());
+      at[c.n] = nLoop.getInductionVar();
+      Value acc = vector::LoadOp::create(b, loc, vecType, viewC, indicesAt(mapC, at));
+      for (int64_t r = 0; r < rowsPerStep; ++r) {
+        at[last] = rowAt[r];
+        Value bv = vector::LoadOp::create(b, loc, vecType, viewB, indicesAt(mapB, at));
+        acc = vector::FMAOp::create(b, loc, av[r], bv, acc);
+      }
+      vector::StoreOp::create(b, loc, acc, viewC, indicesAt(mapC, at));
+    };
+
+    std::function<void(size_t)> reduce = [&](size_t k) {
+      if (k + 1 < c.reductions.size()) {
+        unsigned d = c.reductions[k];
+        auto loop = scf::ForOp::create(b, loc, zero, size(d), one);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        at[d] = loop.getInductionVar();
+        reduce(k + 1);
+        return;
+      }
+      Value extent = size(last);
+      Value rowsStep = arith::ConstantIndexOp::create(b, loc, kStreamRows);
+      Value kMain = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, extent, rowsStep), rowsStep);
+      {
+        auto loop = scf::ForOp::create(b, loc, zero, kMain, rowsStep);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        step(loop.getInductionVar(), kStreamRows);
+      }
+      auto rest = scf::ForOp::create(b, loc, kMain, extent, one);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(rest.getBody());
+      step(rest.getInductionVar(), 1);
+    };
+    reduce(0);
   }
 };
 

@@ -1,5 +1,6 @@
 // pdg-parallelize-large-ops: a large linalg op on buffers becomes tiles
-// along its first parallel loop, run by the pool as an scf.parallel. The
+// along a parallel loop (the first that indexes its largest input), run by
+// the pool as an scf.parallel. The
 // tile size depends on the extent alone, never on the thread count:
 // ceil(extent / 64), rounded up to a multiple of 4 (64 along the output's
 // last dim).
@@ -15,7 +16,8 @@
 
 // A weight's gradient, summed over a dynamic number of points (the
 // reduction, first) into 128 x 64: split along its rows, the first parallel
-// loop, into 32 tiles of 4 rows (ceil(128 / 64) = 2, rounded up to 4).
+// loop that x (the largest input: ? x 128 against ? x 64) reads, into 32
+// tiles of 4 rows (ceil(128 / 64) = 2, rounded up to 4).
 // CHECK-LABEL: func.func @weight_gradient(
 // CHECK-SAME: %[[X:[^:]*]]: memref<?x128xf32>, %[[G:[^:]*]]: memref<?x64xf32>, %[[DW:[^:]*]]: memref<128x64xf32>)
 // CHECK-NOT: pdg_thread_slots
@@ -63,6 +65,30 @@ func.func @columns(%v: memref<96xf32>, %w: memref<96x5000xf32>, %y: memref<5000x
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A batch of rows (dynamic) times a weight matrix, the largest input: cut
+// along the weights' columns (ceil(3072 / 64) = 48, rounded up to 64), so
+// that each tile reads its own columns of W, not along the rows (the
+// first parallel loop), where every tile would read all of W.
+// CHECK-LABEL: func.func @rows_times_weights(
+// CHECK-SAME: %[[XR:[^:]*]]: memref<?x768xf32>, %[[WR:[^:]*]]: memref<768x3072xf32>, %[[YR:[^:]*]]: memref<?x3072xf32>)
+// CHECK: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%c3072{{(_[0-9]+)?}}) step (%c64{{(_[0-9]+)?}}) {
+// CHECK:   memref.subview %[[WR]][0, %[[J]]] [768, 64] [1, 1]
+// CHECK:   memref.subview %[[YR]][0, %[[J]]] [%{{.*}}, 64] [1, 1]
+// CHECK:   linalg.generic
+func.func @rows_times_weights(%x: memref<?x768xf32>, %w: memref<768x3072xf32>, %y: memref<?x3072xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%x, %w : memref<?x768xf32>, memref<768x3072xf32>) outs(%y : memref<?x3072xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
     linalg.yield %s : f32
   }
   return

@@ -2,6 +2,8 @@
 // live in vector registers through its summed loops; what is left over, and
 // operands whose last stride is not 1 at run time, run the op as it was.
 // RUN: pdg-opt %s --split-input-file --pdg-register-tile-contractions | FileCheck %s
+// Streaming only from 1 GB of B: every matrix-vector product register-tiled.
+// RUN: pdg-opt %s --split-input-file --pdg-register-tile-contractions=stream-min-bytes=1000000000 | FileCheck %s --check-prefix=HIGH
 
 // A weight gradient, dW[k, n] += x[p, k] * g[p, n] summed over p: tiles of
 // 4 rows x 2 vectors of 8, 8 accumulators carried through the loop over p.
@@ -167,6 +169,45 @@ func.func @double(%x: memref<32xf64>, %w: memref<32x100xf64>, %y: memref<100xf64
     %m = arith.mulf %a, %b : f64
     %s = arith.addf %m, %acc : f64
     linalg.yield %s : f64
+  }
+  return
+}
+
+// -----
+
+// A matrix-vector product whose B holds 512 KiB (at least stream-min-bytes,
+// 256 KiB): B is streamed, 4 of its rows per step, each read end to end.
+// For each vector of 8 columns: load y, add the 4 rows' products in order
+// (one fma each), store y. 250 rows leave 2, added one row per step; 1000
+// columns are whole vectors (none left over).
+// CHECK-LABEL: func.func @streamed_matvec(
+// CHECK-SAME: %[[X:[^:]*]]: memref<250xf32>, %[[W:[^:]*]]: memref<250x1000xf32>, %[[Y:[^:]*]]: memref<1000xf32>)
+// CHECK:   scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c4{{(_[0-9]+)?}} {
+// CHECK-COUNT-4: memref.load %[[X]]
+// CHECK:     scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %c8{{(_[0-9]+)?}} {
+// CHECK:       %[[ACC:.*]] = vector.load %{{.*}}[%[[N]]]
+// CHECK:       vector.load %{{.*}}[%[[K]], %[[N]]]
+// CHECK:       %[[S0:.*]] = vector.fma %{{.*}}, %{{.*}}, %[[ACC]]
+// CHECK-COUNT-3: vector.fma
+// CHECK:       vector.store
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1{{(_[0-9]+)?}} {
+// CHECK:     memref.load %[[X]]
+// CHECK:     scf.for %{{.*}} step %c8{{(_[0-9]+)?}} {
+// CHECK:       vector.fma
+// CHECK-NOT:   vector.fma
+// CHECK:       vector.store
+// HIGH-LABEL: func.func @streamed_matvec(
+// HIGH: %{{.*}}:8 = scf.for
+func.func @streamed_matvec(%x: memref<250xf32>, %w: memref<250x1000xf32>, %y: memref<1000xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>,
+                     affine_map<(n, k) -> (n)>],
+    iterator_types = ["parallel", "reduction"]
+  } ins(%x, %w : memref<250xf32>, memref<250x1000xf32>) outs(%y : memref<1000xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
   }
   return
 }

@@ -1,7 +1,8 @@
 """From the loops-and-memrefs module to native code: the LLVM dialect
 (`to_llvm`), then an object file and a shared library (`build_library`)
 whose entry `_mlir_ciface_pdg_<graph>` takes memref descriptors by pointer.
-The library needs only libc and libm at run time: copies become loops
+The library needs only libc and libm at run time (OpenBLAS, for large
+products, is opened where it is there: runtime/lib/blas.c): copies become loops
 (pdg-copies-to-linalg) instead of calls into MLIR's runner library, and
 allocation goes through the counting allocator of pdg's C runtime
 (`runtime/`, linked in statically)."""
@@ -20,7 +21,26 @@ from pdg.ir.source import format_location
 from pdg.passes import pipelines
 from pdg.passes.pipelines import run_registered
 
-from .toolchain import ToolchainError, c_runtime, linker, tool
+from .toolchain import ToolchainError, c_runtime, linker, openblas, tool
+
+# Products from this size on call OpenBLAS's sgemm (pdg-call-blas) rather
+# than pdg's register micro-kernels, where the wheel is installed: the
+# multiply-adds (m * n * k) of one call (a tile of the pool's, for a large
+# product), and its fewest rows and columns. Measured with bench/products.py
+# on 2 cores: below about 2^17 multiply-adds both take the same time; a
+# single row (a matrix-vector product) is no faster in sgemm; from 2 rows
+# on sgemm wins, by 1.3x at 2 rows of gpt2's MLP (768 x 3072) to 3.5x at 8.
+BLAS_MIN_FLOPS = 1 << 17
+BLAS_MIN_DIM = 2
+BLAS_HELPER = "pdg_blas_sgemm"
+
+
+def _call_blas() -> tuple[int, int] | None:
+    """pdg-call-blas's thresholds; None (no calls) without the library."""
+    if openblas() is None:
+        return None
+    return BLAS_MIN_FLOPS, BLAS_MIN_DIM
+
 
 
 def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
@@ -28,7 +48,7 @@ def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
     index checks (see index_checks). `check_indices=False` leaves reads at
     data-dependent indices unchecked: only to measure what the checks cost
     (bench/index_checks.py)."""
-    run_registered(module, pipelines.to_loops(check_indices))
+    run_registered(module, pipelines.to_loops(check_indices, _call_blas()))
     checks = index_checks(module)
     run_registered(module, pipelines.TO_LLVM)
     _tell_llvm_what_it_cannot_see(module)
@@ -133,6 +153,18 @@ def _vector_math() -> tuple[list[str], list[str]]:
     return [], []
 
 
+def _blas_source(module_text: str) -> str:
+    """C naming the OpenBLAS library to the runtime (runtime/lib/blas.c),
+    where the program calls it: its absolute path, opened when the program
+    first multiplies (so the program loads even where it is gone, and its
+    products then run pdg's own loops)."""
+    library = openblas()
+    if library is None or f"@{BLAS_HELPER}(" not in module_text:
+        return ""
+    path = "".join(f"\\{b:03o}" for b in bytes(library))
+    return f'\n__attribute__((visibility("default"))) const char pdg_blas_library[] = "{path}";\n'
+
+
 def build_library(module: ir.Module, path: Path, c_source: str = "") -> dict[str, float]:
     """Compiles an LLVM-dialect module, and `c_source` (the per-program C of
     pdg.lowering.trampolines) if given, into a shared library at `path`:
@@ -147,9 +179,11 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> dict[str
     vector_opt, vector_link = _vector_math()
     runtime, include = c_runtime()
     seconds: dict[str, float] = {}
+    text = str(module)
+    c_source += _blas_source(text)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        (work / "program.mlir").write_text(str(module))
+        (work / "program.mlir").write_text(text)
         _run(
             [
                 tool("mlir", "mlir-translate"),
@@ -208,6 +242,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> dict[str
                 "-Wl,--no-whole-archive",
                 *vector_link,
                 "-lm",
+                "-ldl",
                 "-lpthread",
             ],
             f"linking {path.name}",

@@ -51,3 +51,17 @@ def c_runtime() -> tuple[Path, Path]:
             "`bash tools/setup.sh` (or `pip install .`) to build it"
         )
     return library, root / "include"
+
+
+def openblas() -> Path | None:
+    """The OpenBLAS library that the scipy-openblas32 wheel ships (a
+    dependency of pdg), whose sgemm large products call (pdg-call-blas);
+    None where the wheel is not installed (products then run pdg's own
+    kernels). Found without importing the package, which would load the
+    library into the compiler."""
+    spec = importlib.util.find_spec("scipy_openblas32")
+    for root in spec.submodule_search_locations if spec else []:
+        for candidate in sorted((Path(root) / "lib").glob("libscipy_openblas*.so")):
+            if candidate.is_file():
+                return candidate.resolve()
+    return None

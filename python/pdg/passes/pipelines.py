@@ -74,13 +74,20 @@ def to_ptx(chip: str, features: str) -> str:
     )
 
 
-def to_loops(check_indices: bool = True) -> str:
-    """Products get their tiles and micro-kernels, linalg becomes loops;
-    gathers are plain loads from here, and those at indices from data get
-    a bounds check (whose sites native.index_checks reads back before
-    TO_LLVM). `check_indices=False` only to measure what the checks cost."""
+def to_loops(check_indices: bool = True, call_blas: tuple[int, int] | None = None) -> str:
+    """Products get their tiles, large ones sgemm calls (with `call_blas`:
+    the fewest multiply-adds and rows/columns of a call; see
+    native.BLAS_MIN_FLOPS) and the rest register micro-kernels, then linalg
+    becomes loops. Gathers are plain loads from here, and those at indices
+    from data get a bounds check (whose sites native.index_checks reads
+    back before TO_LLVM). `check_indices=False` only to measure what the
+    checks cost."""
+    blas = ""
+    if call_blas is not None:
+        min_flops, min_dim = call_blas
+        blas = f"pdg-call-blas{{min-flops={min_flops} min-dim={min_dim}}},"
     return (
-        "pdg-copies-to-linalg,pdg-parallelize-large-ops,pdg-register-tile-contractions,"
+        f"pdg-copies-to-linalg,pdg-parallelize-large-ops,{blas}pdg-register-tile-contractions,"
         "func.func(convert-linalg-to-loops)" + (",pdg-check-indices" if check_indices else "")
     )
 

@@ -122,6 +122,24 @@ PDG_EXPORT int64_t pdg_thread_slots(void);
 /* This thread's number in its loop's team (0: the caller). */
 PDG_EXPORT int64_t pdg_thread_index(void);
 
+/* ---- Matrix products (blas.c) -------------------------------------------
+   C[m, n] += sum_k A[m, k] B[k, n] on f32 buffers, each given by its base
+   pointer, offset and element strides along its two dims, through OpenBLAS's
+   sgemm (the calls pdg-call-blas emits). Returns 1 if it added the product,
+   0 if it declined: no library (see below), sizes past an int, or an
+   operand with neither dim contiguous; the caller then runs its own loops.
+   The library is the one a program names in `const char
+   pdg_blas_library[]` (its path; generated C defines it where the program
+   calls pdg_blas_sgemm), opened at the first call and run on one thread. */
+PDG_EXPORT int32_t pdg_blas_sgemm(int64_t m, int64_t n, int64_t k, const float *a,
+                                  int64_t a_offset, int64_t a_m, int64_t a_k, const float *b,
+                                  int64_t b_offset, int64_t b_k, int64_t b_n, float *c,
+                                  int64_t c_offset, int64_t c_m, int64_t c_n);
+/* Whether the library opened (opens it on the first call). */
+PDG_EXPORT int32_t pdg_blas_available(void);
+/* The products pdg_blas_sgemm added since the library was loaded. */
+PDG_EXPORT extern int64_t pdg_blas_calls;
+
 /* ---- Host callbacks ------------------------------------------------------
    Slot k of the program's `pdg_udf_table` (generated, one slot per udf
    call site) holds the loader's callback; it returns nonzero on failure. */

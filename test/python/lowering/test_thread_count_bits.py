@@ -14,6 +14,7 @@ the extents alone (pdg.lowering.partials, pdg-parallelize-large-ops)."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -21,9 +22,12 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pdg.runtime
+import pytest
 from pdg import optim, rl
 from pdg.ir import make_context, parse_text
 from pdg.lowering.artifact import compile_module
+from pdg.lowering.toolchain import openblas
 from pdg.nn import GPTConfig
 from pdg.programs import build_grpo
 
@@ -175,3 +179,48 @@ def test_ops_split_into_tiles_give_the_same_bits_on_every_thread_count(tmp_path)
     }
     assert_same_bits(runs)
     np.testing.assert_allclose(runs[1]["y"], np.exp(np.tanh(x)), rtol=1e-6)
+
+
+def test_products_through_sgemm_give_the_same_bits_on_every_thread_count(tmp_path):
+    """A node with one point, a 40 x 300 by 300 x 1000 product: split into
+    tiles of 64 columns (pdg-parallelize-large-ops), each an sgemm call on
+    the calling thread (pdg-call-blas). The calls, and so how OpenBLAS
+    blocks each sum, must not depend on the thread count."""
+    if openblas() is None:
+        pytest.skip("scipy-openblas32 not installed")
+    m, k, n = 40, 300, 1000
+    text = f"""
+    !a = !pdg.value<[], tensor<{m}x{k}xf32>>
+    !b = !pdg.value<[], tensor<{k}x{n}xf32>>
+    !c = !pdg.value<[], tensor<{m}x{n}xf32>>
+    pdg.graph @product {{
+      %a = pdg.input "a" : !a
+      %b = pdg.input "b" : !b
+      %c = pdg.node "c" [] (%x = %a[] : !a, %y = %b[] : !b) -> tensor<{m}x{n}xf32> {{
+        %z = arith.constant 0.0 : f32
+        %e = tensor.empty() : tensor<{m}x{n}xf32>
+        %f = linalg.fill ins(%z : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+        %r = linalg.matmul ins(%x, %y : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>)
+                           outs(%f : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+        pdg.yield %r : tensor<{m}x{n}xf32>
+      }}
+      pdg.output "c" %c : !c
+    }}
+    """
+    artifact = tmp_path / "product.pdgx"
+    compile_module(parse_text(text, "product", make_context()), artifact, gpu=False)
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    np.savez(tmp_path / "ab.npz", a=a, b=b)
+    runs = {
+        t: run_on(t, RUNNER, [str(artifact), str(tmp_path / "ab.npz")], tmp_path / f"c-{t}.npz")
+        for t in THREADS
+    }
+    assert_same_bits(runs)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(runs[1]["c"], expected, rtol=1e-5, atol=1e-4)
+    # Not vacuous: the product went through sgemm.
+    program = pdg.runtime.load(artifact)
+    program.run({"a": a, "b": b}, {})
+    assert ctypes.c_int64.in_dll(program._entry.library, "pdg_blas_calls").value > 0

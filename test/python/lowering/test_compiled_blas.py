@@ -1,0 +1,143 @@
+"""Large matrix products through OpenBLAS's sgemm (pdg-call-blas and the C
+runtime's runtime/lib/blas.c), against NumPy in float64: the products that
+reach the thresholds of pdg.lowering.native call it (the runtime counts the
+calls, pdg_blas_calls), smaller ones and single rows run pdg's register
+micro-kernels, OpenBLAS runs on the calling thread only, and a program
+whose library is gone still loads and runs its own loops."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pdg.frontend as pf
+import pdg.runtime
+import pytest
+from pdg.ir import make_context, parse_text
+from pdg.lowering import native
+from pdg.lowering.artifact import compile_module
+from pdg.lowering.toolchain import openblas
+from sample_programs import contraction_program
+
+pytestmark = pytest.mark.skipif(openblas() is None, reason="scipy-openblas32 not installed")
+
+
+def product(k: int, n: int):
+    """y = x @ w, the rows of x (a launch dim) folded into one product."""
+    prog = pf.Program("product")
+    b = prog.dim("b", launch="B", max=1 << 12)
+    x = prog.input("x", (k,), "f32", domain=[b])
+    w = prog.input("w", (k, n), "f32")
+    prog.output("y", pf.matmul(x, w).named("y"))
+    return prog
+
+
+def calls(program) -> int:
+    return ctypes.c_int64.in_dll(program._entry.library, "pdg_blas_calls").value
+
+
+def run_product(tmp_path, k: int, n: int, rows: int):
+    path = tmp_path / f"product-{k}x{n}.pdgx"
+    compile_module(product(k, n).build(), path, gpu=False, vectorize=True)
+    program = pdg.runtime.load(path)
+    rng = np.random.default_rng(k * n + rows)
+    x = rng.standard_normal((rows, k)).astype(np.float32)
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    y = np.asarray(program.run({"x": x, "w": w}, {"B": rows}).outputs["y"])
+    return program, y, x.astype(np.float64) @ w.astype(np.float64)
+
+
+def assert_close(got, expected, k: int):
+    # float32 sums of k products, in whatever order sgemm blocks them.
+    scale = np.abs(expected).max()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6 * np.sqrt(k) * scale)
+
+
+@pytest.mark.parametrize(
+    "rows, k, n",
+    [
+        (8, 768, 3072),  # gpt2's MLP at 8 tokens: 48 tiles of 64 columns
+        (37, 300, 200),  # odd sizes: tiles' edges, rows left over by the 4 x 16 kernel
+    ],
+)
+def test_large_products_call_sgemm_and_match_numpy(tmp_path, rows, k, n):
+    program, got, expected = run_product(tmp_path, k, n, rows)
+    # The library's path is in the program (see the test without the wheel).
+    assert bytes(openblas()) in (tmp_path / f"product-{k}x{n}.pdgx" / "program.so").read_bytes()
+    assert calls(program) > 0
+    assert_close(got, expected, k)
+
+
+def test_weight_gradient_calls_sgemm_with_a_transposed_factor(tmp_path):
+    """g[k, n] = sum over the batch of x[b, k] y[b, n]: x is read down its
+    columns (A transposed for sgemm)."""
+    k, n, batch = 128, 256, 64
+    path = tmp_path / "contraction.pdgx"
+    compile_module(parse_text(contraction_program(k, n), "c", make_context()), path, gpu=False)
+    program = pdg.runtime.load(path)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((batch, k)).astype(np.float32)
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    got = program.run({"x": x, "w": w}, {"B": batch}).outputs
+    y = x.astype(np.float64) @ w.astype(np.float64)
+    assert calls(program) > 0
+    assert_close(got["y"], y, k)
+    assert_close(got["g"], x.T.astype(np.float64) @ y, batch)
+
+
+@pytest.mark.parametrize(
+    "rows, k, n",
+    [
+        (16, 16, 16),  # 4096 multiply-adds: far below BLAS_MIN_FLOPS
+        (1, 768, 3072),  # one row, a matrix-vector product: below BLAS_MIN_DIM
+    ],
+)
+def test_small_products_run_the_micro_kernel(tmp_path, rows, k, n):
+    assert rows * k * n < native.BLAS_MIN_FLOPS or rows < native.BLAS_MIN_DIM
+    program, got, expected = run_product(tmp_path, k, n, rows)
+    assert calls(program) == 0
+    assert_close(got, expected, k)
+
+
+def test_the_threshold_decides(tmp_path, monkeypatch):
+    """The same product, once under the threshold and once at it. The
+    threshold is per call: the pool's tiles of this product (cut along the
+    weights' columns, 64 each: pdg-parallelize-large-ops) are 8 x 64 x 64."""
+    rows, k, n = 8, 64, 256
+    tile = rows * k * 64
+    monkeypatch.setattr(native, "BLAS_MIN_FLOPS", tile + 1)
+    program, got, expected = run_product(tmp_path / "under", k, n, rows)
+    assert calls(program) == 0
+    assert_close(got, expected, k)
+    monkeypatch.setattr(native, "BLAS_MIN_FLOPS", tile)
+    program, got, expected = run_product(tmp_path / "over", k, n, rows)
+    assert calls(program) > 0
+    assert_close(got, expected, k)
+
+
+def test_openblas_runs_on_the_calling_thread(tmp_path):
+    """pdg's pool runs the tiles; OpenBLAS must not start its own threads
+    under each one."""
+    program, _, _ = run_product(tmp_path, 768, 3072, 8)
+    assert calls(program) > 0
+    library = ctypes.CDLL(str(openblas()))  # the instance the program opened
+    assert library.scipy_openblas_get_num_threads() == 1
+
+
+def test_a_program_whose_library_is_gone_runs_its_own_loops(tmp_path, monkeypatch):
+    """The library is opened at the first product, not linked: compiled
+    against a path that is not there (the wheel removed since), the program
+    loads, declines every call and computes the same products."""
+    monkeypatch.setattr(native, "openblas", lambda: tmp_path / "gone" / "libscipy_openblas.so")
+    program, got, expected = run_product(tmp_path, 768, 3072, 8)
+    assert calls(program) == 0
+    assert_close(got, expected, 768)
+
+
+def test_without_the_wheel_no_call_is_compiled(tmp_path, monkeypatch):
+    library = bytes(openblas())
+    monkeypatch.setattr(native, "openblas", lambda: None)
+    program, got, expected = run_product(tmp_path, 768, 3072, 8)
+    assert library not in (tmp_path / "product-768x3072.pdgx" / "program.so").read_bytes()
+    assert calls(program) == 0
+    assert_close(got, expected, 768)

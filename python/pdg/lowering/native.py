@@ -42,7 +42,6 @@ def _call_blas() -> tuple[int, int] | None:
     return BLAS_MIN_FLOPS, BLAS_MIN_DIM
 
 
-
 def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
     """Lowers the loops-and-memrefs module to the LLVM dialect; returns its
     index checks (see index_checks). `check_indices=False` leaves reads at

@@ -42,7 +42,7 @@ def _make(spec: OpSpec, operands: Sequence[TensorLike], type_: TensorType, **att
     names = set()
     for o in operands:
         names |= {d.name for d in o.domain}
-    domain = program._ordered_dims(names)
+    domain = program.ordered_dims(names)
     definition = OpDef(spec, [o.operand() for o in operands], attrs)
     return RecurrentTensor(program, domain, type_, definition)
 
@@ -140,7 +140,7 @@ def coordinate(dim, domain=None) -> RecurrentTensor:
     program = dim.program
     dims = (dim,)
     if domain is not None:
-        dims = program._domain(domain)
+        dims = program.checked_domain(domain)
         if all(d is not dim for d in dims):
             raise ProgramError(f"coordinate(): the domain must include '{dim.name}'")
     return RecurrentTensor(

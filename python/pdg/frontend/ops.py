@@ -440,7 +440,7 @@ def logical_not(a):
 
 
 def stop_gradient(a):
-    """`a` itself, read by pdg.grad as a constant: no gradient flows back
+    """`a` itself, read by pdg.autodiff.grad as a constant: no gradient flows back
     through it (the sampling policy's log-probs in a policy-gradient ratio,
     whose value is the policy's own)."""
     return elementwise("stop_gradient", [a], None, lambda r, s, kinds: s[0])

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import pdg.frontend as pf
-from pdg import optim, rl
+from pdg import autodiff, optim, rl
 from pdg.frontend.dtypes import numpy_dtype
 from pdg.nn import GPT, DecoderConfig
 
@@ -350,7 +350,7 @@ def build_grpo(
     )
     if optimizer is None:
         prog.output("tokens", chosen)
-        for path, grad in zip(params, pf.grad(loss, list(params.values())), strict=True):
+        for path, grad in zip(params, autodiff.grad(loss, list(params.values())), strict=True):
             prog.output("g_" + path.replace(".", "_"), grad)
         return built
     built.training = optim.minimize(loss, params, optimizer, clip_norm)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import pdg.frontend as pf
-from pdg import optim, rl
+from pdg import autodiff, optim, rl
 from pdg.nn import GPT, DecoderConfig
 
 from .sequences import check_positions
@@ -131,7 +131,7 @@ def build_rl_step(
         training = optim.minimize(loss, params, optimizer, clip_norm)
         training.add_outputs()
         return RLStepProgram(prog, policy, reference, list(params), training, critic)
-    for path, grad in zip(params, pf.grad(loss, list(params.values())), strict=True):
+    for path, grad in zip(params, autodiff.grad(loss, list(params.values())), strict=True):
         prog.output("g_" + path.replace(".", "_"), grad)
     return RLStepProgram(prog, policy, reference, list(params), None, critic)
 

@@ -35,9 +35,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import math
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -46,9 +44,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from grpo_common import peak_mib, setting, torch_logits
 
 HERE = Path(__file__).resolve().parent
-LIMIT = 20  # additions a + b with a, b < 20
 IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
 # Variants of pdg-one, the one program whose points are aligned
 # microbatches of --microbatch prompts' groups: pdg-one-group, a prompt's
@@ -68,23 +66,6 @@ SETTINGS = (
     "iterations",
     "microbatch",
 )
-
-
-def setting(args):
-    """(task, model config, initial weights, GRPO constants) of a run."""
-    from pdg import rl
-    from pdg.frontend import Program
-    from pdg.nn import GPT, GPTConfig
-
-    task = rl.Addition(LIMIT)
-    length = task.prompt_width + args.new_tokens
-    config = GPTConfig(task.tokenizer.vocab, args.d_model, args.layers, args.heads, None, length)
-    weights = GPT(Program("w"), config).init_weights(seed=0, scale=0.3)
-    return task, config, weights, rl.GRPOConfig(group=args.group)
-
-
-def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def pdg_trainer(args, one_program: bool):
@@ -159,39 +140,6 @@ def run_pdg_one(args) -> dict:
         "peak_rss_mib": peak_mib(),
         "compiled_peak_mib": trainer.peak_bytes / 2**20,  # the compiled code's own
     }
-
-
-def torch_logits(p: dict, ids, valid, config):
-    """The model in PyTorch: logits (B, L, V) for left-padded ids (`valid`
-    marks real tokens), weights `p` by our paths."""
-    import torch
-    import torch.nn.functional as F
-
-    D, HEADS = config.d_model, config.n_heads
-    hd = D // HEADS
-    n = ids.shape[1]
-    pos = (valid.long().cumsum(1) - 1).clamp(min=0)
-    x = p["wte.w"][ids] + p["wpe.w"][pos]
-    causal = torch.ones(n, n, dtype=torch.bool).tril()
-    # a padding position attends to itself only (no row without keys)
-    allowed = (causal[None] & valid[:, None, :]) | torch.eye(n, dtype=torch.bool)[None]
-    for i in range(config.n_layers):
-        q = f"h{i}."
-        a = F.layer_norm(x, (D,), p[q + "ln1.g"], p[q + "ln1.b"], eps=1e-5)
-
-        def heads(name, a=a, q=q):
-            y = a @ p[q + f"attn.{name}.w"] + p[q + f"attn.{name}.b"]
-            return y.view(ids.shape[0], n, HEADS, hd)
-
-        s = torch.einsum("bthd,bshd->bhts", heads("q"), heads("k")) / math.sqrt(hd)
-        s = s.masked_fill(~allowed[:, None], float("-inf"))
-        att = torch.einsum("bhts,bshd->bthd", s.softmax(-1), heads("v"))
-        x = x + att.reshape(ids.shape[0], n, D) @ p[q + "attn.o.w"] + p[q + "attn.o.b"]
-        m = F.layer_norm(x, (D,), p[q + "ln2.g"], p[q + "ln2.b"], eps=1e-5)
-        m = F.gelu(m @ p[q + "mlp.fc.w"] + p[q + "mlp.fc.b"], approximate="tanh")
-        x = x + m @ p[q + "mlp.proj.w"] + p[q + "mlp.proj.b"]
-    x = F.layer_norm(x, (D,), p["ln_f.g"], p["ln_f.b"], eps=1e-5)
-    return x @ p["wte.w"].T
 
 
 def run_torch(args) -> dict:

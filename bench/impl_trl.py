@@ -20,7 +20,7 @@ import tempfile
 import time
 
 import numpy as np
-from grpo import peak_mib, setting, torch_logits
+from grpo_common import peak_mib, setting, torch_logits
 
 # a GPT-2 block's parameters (besides the fused c_attn) by our names: (module, weight's name)
 BLOCK_NAMES = {

@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import pdg.runtime
 from pdg import optim, rl
+from pdg.losses import DPOConfig, GRPOConfig, PPOConfig, RLOOConfig
 from pdg.lowering.artifact import compile_module
 from pdg.nn import GPTConfig
 from pdg.programs import build_train_lm
@@ -116,11 +117,11 @@ def main() -> None:
     if args.one_program and args.prompts % args.microbatch:
         parser.error(f"--prompts must be a multiple of --microbatch ({args.microbatch})")
     if args.algorithm == "ppo":  # the KL to the reference shapes its per-token rewards
-        grpo = rl.PPOConfig(group=args.group, temperature=args.temperature)
+        grpo = PPOConfig(group=args.group, temperature=args.temperature)
         make_trainer = rl.PPOTrainer
         options = {"epochs": args.epochs, "kl_coef": args.beta}
     else:
-        make = rl.GRPOConfig if args.algorithm == "grpo" else rl.RLOOConfig
+        make = GRPOConfig if args.algorithm == "grpo" else RLOOConfig
         grpo = make(group=args.group, beta=args.beta, temperature=args.temperature)
         make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.GRPOTrainer
         # The one program steps the groups of --microbatch prompts together.
@@ -192,7 +193,7 @@ def train_dpo(args, task, config, weights, held_out, rng, work: Path) -> None:
     start = time.perf_counter()
     trainer = rl.DPOTrainer(
         config,
-        rl.DPOConfig(beta=args.dpo_beta),
+        DPOConfig(beta=args.dpo_beta),
         task.tokenizer,
         task.prompt_width,
         task.answer_width,

@@ -8,7 +8,7 @@ then decodes with the trained weights.
 
 Each sequence is 4 random tokens repeated (a b c d a b c d); the model
 learns to predict the repeat. The training program (pdg/programs/
-train_lm.py) holds every iteration: forward pass, gradients (pdg.grad),
+train_lm.py) holds every iteration: forward pass, gradients (pdg.autodiff.grad),
 global-norm clipping and the AdamW update, `w[i + 1] = update(w[i],
 grad[i])`. It is compiled once and run for any number of iterations. A
 checkpoint holds the weights, the optimizer state and the step; resuming

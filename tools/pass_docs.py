@@ -91,6 +91,7 @@ def defining_file(def_name: str) -> str:
 
 def python_passes() -> list[PassDoc]:
     sys.path.insert(0, str(ROOT / "python"))
+    import pdg.cli.lowering_pass  # noqa: F401  (pdg-opt registers pdg-lower-to-loops)
     from pdg.passes import registered_passes
 
     return [

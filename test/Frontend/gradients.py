@@ -1,10 +1,11 @@
-# pdg.grad adds backward nodes to the program. A window read
+# pdg.autodiff.grad adds backward nodes to the program. A window read
 # k[max(0, t - 2) : t + 1] is transposed by reading the consumers that may
 # read step t, k's gradient parts over [t : min(8, t + 3)], each padded to
 # the window's 3 rows, and summing their anti-diagonal. A recurrence
 # x[t] = f(x[t - 1]) gets a backward recurrence reading its adjoint at t + 1.
 # RUN: %python %s | FileCheck %s
 import pdg.frontend as pdg
+from pdg.autodiff import grad
 
 prog = pdg.Program("grads")
 t = prog.dim("t", 8)
@@ -15,7 +16,7 @@ att = k[pdg.max(0, t - 2) : t + 1].sum(axis=0)
 x = prog.recurrent((4,), "f32", domain=[t], name="x")
 x[t == 0] = att
 x[t > 0] = x[t - 1] * 0.5 + att
-(dw,) = pdg.grad((x * x).sum(), [w])
+(dw,) = grad((x * x).sum(), [w])
 prog.output("dw", dw)
 print(prog.build())
 

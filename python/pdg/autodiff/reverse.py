@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pdg.frontend import ops
 from pdg.frontend.adjoint_ops import zeros
 from pdg.frontend.dtypes import is_float
-from pdg.frontend.emit import _operands, _restrictions
+from pdg.frontend.emit import needed_where, operands_of
 from pdg.frontend.errors import ProgramError
 from pdg.frontend.index import Condition
 from pdg.frontend.tensor import CasesDef, OpDef, RecurrentTensor, TensorLike, UdfDef, View
@@ -37,7 +37,7 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
     params = _check_params(loss, params)
     program = loss.program
     # Where each op node exists, before any adjoint reads it.
-    restrictions = _restrictions(program)
+    restrictions = needed_where(program)
 
     def where(v) -> Condition | None:
         r = restrictions.get(id(v))
@@ -47,7 +47,7 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
 
     consumers: dict[int, list[RecurrentTensor]] = defaultdict(list)
     for v in program.values:
-        for op in _operands(v):
+        for op in operands_of(v):
             consumers[id(op.source)].append(v)
 
     # Nodes that reach the loss along differentiable reads, parameters as leaves.
@@ -76,7 +76,7 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
         # contributions are then never built.
         done = set()
         if rules.is_einsum(node):
-            for pos, operand in enumerate(_operands(node)):
+            for pos, operand in enumerate(operands_of(node)):
                 if id(operand.source) not in adjoint or operand.is_identity():
                     continue
                 factors, keep = rules.einsum_factors(node, g, pos)
@@ -88,7 +88,7 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
                     parts[id(operand.source)].append(part)
                     done.add(pos)
         for pos, contribution in _contributions(node, g, adjoint, done).items():
-            operand = _operands(node)[pos]
+            operand = operands_of(node)[pos]
             part = transpose(
                 contribution,
                 operand,
@@ -126,7 +126,7 @@ def _contributions(node, g, adjoint, done=frozenset()) -> dict[int, TensorLike]:
     """Per operand position of `node` whose source is active (and not in
     `done`): its part of g."""
     wanted = {
-        i for i, op in enumerate(_operands(node)) if id(op.source) in adjoint and i not in done
+        i for i, op in enumerate(operands_of(node)) if id(op.source) in adjoint and i not in done
     }
     d = node.definition
     if isinstance(d, CasesDef):
@@ -154,7 +154,7 @@ def _diff_sources(v: RecurrentTensor) -> list[RecurrentTensor]:
         positions = rules.differentiable(v)
     else:
         positions = []
-    ops_ = _operands(v)
+    ops_ = operands_of(v)
     return [ops_[i].source for i in positions if is_float(ops_[i].source.dtype)]
 
 
@@ -179,7 +179,7 @@ def _explain_cut(loss, param, param_ids) -> None:
     reads; nothing if it does not read it at all (its gradient is zero)."""
     any_reads = _closure(
         [loss],
-        lambda v: [] if id(v) in param_ids else [op.source for op in _operands(v)],
+        lambda v: [] if id(v) in param_ids else [op.source for op in operands_of(v)],
     )
     if id(param) not in any_reads:
         return
@@ -188,7 +188,7 @@ def _explain_cut(loss, param, param_ids) -> None:
     for v in loss.program.values:
         if id(v) not in diff or id(v) in param_ids:
             continue
-        for op in _operands(v):
+        for op in operands_of(v):
             src = op.source
             if (
                 id(src) in any_reads
@@ -213,7 +213,7 @@ def _explain_cut(loss, param, param_ids) -> None:
 
 def _leads_to(v, param, param_ids) -> bool:
     return id(param) in _closure(
-        [v], lambda x: [] if id(x) in param_ids else [op.source for op in _operands(x)]
+        [v], lambda x: [] if id(x) in param_ids else [op.source for op in operands_of(x)]
     )
 
 

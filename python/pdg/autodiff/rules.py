@@ -79,7 +79,7 @@ def view_of(operand: Operand) -> TensorLike:
     names = set()
     for e in operand.entries:
         names |= e.names()
-    domain = src.program._ordered_dims(names)
+    domain = src.program.ordered_dims(names)
     return View(src, operand.entries, domain, operand.type)
 
 

@@ -34,10 +34,10 @@ from pdg.frontend.adjoint_ops import (
     zeros,
 )
 from pdg.frontend.errors import ProgramError
-from pdg.frontend.index import Condition, Const, IndexExpr
+from pdg.frontend.index import Condition, Const, IndexExpr, linear_form
 from pdg.frontend.index import max as imax
 from pdg.frontend.index import min as imin
-from pdg.frontend.tensor import Dim, Operand, Point, RecurrentTensor, Slice, TensorLike, _linear
+from pdg.frontend.tensor import Dim, Operand, Point, RecurrentTensor, Slice, TensorLike
 
 
 @dataclass
@@ -271,15 +271,15 @@ def _conditions(entries: list[_Entry]) -> list:
 
 
 def _is_size_of(e: IndexExpr, dim: Dim) -> bool:
-    lin = _linear(e)
-    size = _linear(dim.size)
+    lin = linear_form(e)
+    size = linear_form(dim.size)
     return lin is not None and lin == size
 
 
 def _trivial(c) -> bool:
     """A constraint on a producer dim that holds at every point: `s + k >= 0`
     with k >= 0 (dims start at 0)."""
-    lin = _linear(c.expr)
+    lin = linear_form(c.expr)
     if lin is None or c.kind != ">=":
         return False
     return lin.get("", 0) >= 0 and all(v >= 0 for n, v in lin.items() if n)
@@ -291,7 +291,7 @@ def _classify(entry, dim: Dim, consumer_domain: tuple, what: str) -> _Entry:
         used = entry.expr.names() & set(names)
         if not used:
             return _Entry("fixed", dim, offset=entry.expr)
-        lin = _linear(entry.expr)
+        lin = linear_form(entry.expr)
         (c,) = used if len(used) == 1 else (None,)
         if c is None or lin is None or lin.get(c) != 1:
             raise ProgramError(
@@ -316,7 +316,7 @@ def _classify(entry, dim: Dim, consumer_domain: tuple, what: str) -> _Entry:
             hint="windows like x[max(0, t - 7) : t + 1] and prefixes x[0 : t + 1] are supported",
         )
     (c,) = used
-    lin = _linear(entry.ubs[0])
+    lin = linear_form(entry.ubs[0])
     if lin is None or lin.get(c) != 1 or set(lin) - {c, ""}:
         raise ProgramError(
             f"cannot differentiate {what}: the slice end '{entry.ubs[0].render()}' must be "
@@ -340,7 +340,7 @@ def _window_width(entry: Slice, c: str, k: int, cdim: Dim) -> int | None:
     best = None
     for term in entry.lbs:
         bound = None
-        lin = _linear(term)
+        lin = linear_form(term)
         if lin is not None and not (set(lin) - {c, ""}):
             coef = lin.get(c, 0)
             if coef == 1:  # c - w + 1: constant width
@@ -355,7 +355,7 @@ def _window_width(entry: Slice, c: str, k: int, cdim: Dim) -> int | None:
             and term.expr.op == "floordiv"
             and term.expr.divisor == term.factor
             and term.expr.expr.names() == {c}
-            and _linear(term.expr.expr) == {c: 1}
+            and linear_form(term.expr.expr) == {c: 1}
         ):  # (c // S) * S: the block start
             bound = term.factor - 1 + k
         if bound is not None:

@@ -25,6 +25,8 @@ from pdg.ir.split import split_input
 from pdg.passes.pipeline import PipelineError, Stage, parse_pipeline, run_pipeline
 from pdg.passes.registry import registered_passes
 
+from . import lowering_pass  # noqa: F401  (registers pdg-lower-to-loops)
+
 
 def _version_text() -> str:
     from pdg import _ext

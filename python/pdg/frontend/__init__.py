@@ -11,6 +11,8 @@
 Dims index tensors (`x[t - 1]`, slices add a symbolic spatial dim),
 operators build new recurrent tensors, and `Program.build()` gives a verified
 pdg.graph. Importing this package needs NumPy only; `build()` needs MLIR.
+Gradients are pdg.autodiff's (`from pdg.autodiff import grad`), which
+builds on this package, never the other way.
 """
 
 from . import operators as _operators  # noqa: F401  (installs tensor operators)
@@ -54,15 +56,6 @@ from .ops import (
 from .program import Program
 from .tensor import Dim, RecurrentTensor, TensorLike, View
 
-
-def grad(loss, params):
-    """d sum(loss) / d param for each parameter, as new nodes of the
-    program (see pdg.autodiff)."""
-    from pdg.autodiff import grad as _grad
-
-    return _grad(loss, params)
-
-
 __all__ = [
     "Condition",
     "Dim",
@@ -82,7 +75,6 @@ __all__ = [
     "erf",
     "exp",
     "gelu",
-    "grad",
     "log",
     "log1p",
     "log_softmax",

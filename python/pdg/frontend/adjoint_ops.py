@@ -47,7 +47,7 @@ def over_domain(x: TensorLike, domain: Sequence) -> TensorLike:
     itself when it already is, else a copy repeated along the dims x does
     not vary over."""
     program = x.program
-    dims = program._ordered_dims({d.name for d in domain} | {d.name for d in x.domain})
+    dims = program.ordered_dims({d.name for d in domain} | {d.name for d in x.domain})
     if len(dims) == len(x.domain):
         return x
     attrs = {"fn": _first, "slots": (("arg", 0),), "name": "copy"}

@@ -31,7 +31,9 @@ def value_type(rt: RecurrentTensor) -> str:
     return f"!pdg.value<[{', '.join(d.name for d in rt.domain)}], {rt.type.mlir()}>"
 
 
-def _operands(rt: RecurrentTensor) -> list[Operand]:
+def operands_of(rt: RecurrentTensor) -> list[Operand]:
+    """The reads that define a value: its op's or udf's operands, or each
+    case's value; none for an input."""
     d = rt.definition
     if isinstance(d, OpDef):
         return d.operands
@@ -42,9 +44,10 @@ def _operands(rt: RecurrentTensor) -> list[Operand]:
     return []
 
 
-def _restrictions(program) -> dict[int, object]:
-    """For each op node: the one condition under which it is needed (None:
-    everywhere). Restrictions flow only through same-point reads."""
+def needed_where(program) -> dict[int, object]:
+    """For each op node (by id): the one condition under which it is needed
+    (None: everywhere). Restrictions flow only through same-point reads;
+    emission and the gradient emit a node only where it is needed."""
     state: dict[int, object] = {id(v): _UNUSED for v in program.values}
     roots = {id(v) for _, v in program.outputs}
     roots |= {id(d.until_value) for d in program.dims if d.until_value is not None}
@@ -73,7 +76,7 @@ def _restrictions(program) -> dict[int, object]:
             if isinstance(d, CasesDef):
                 uses = [(op, cond if cond.constraints else _ANY) for cond, op, _ in d.cases]
             else:
-                uses = [(op, here) for op in _operands(consumer)]
+                uses = [(op, here) for op in operands_of(consumer)]
             for op, cond in uses:
                 src = op.source
                 if not isinstance(src.definition, OpDef):
@@ -81,7 +84,7 @@ def _restrictions(program) -> dict[int, object]:
                 ok = (
                     cond is not _ANY
                     and op.is_identity()
-                    and cond.names() <= {x.name for x in src.domain} | program._symbol_names()
+                    and cond.names() <= {x.name for x in src.domain} | program.bound_symbols()
                 )
                 new = join(state[id(src)], cond if ok else _ANY)
                 if new is not state[id(src)] and not (
@@ -219,14 +222,14 @@ def check_base_cases(program) -> None:
 
 
 def _reads_itself(value) -> bool:
-    seen, stack = set(), [op.source for op in _operands(value)]
+    seen, stack = set(), [op.source for op in operands_of(value)]
     while stack:
         v = stack.pop()
         if v is value:
             return True
         if id(v) not in seen:
             seen.add(id(v))
-            stack.extend(op.source for op in _operands(v))
+            stack.extend(op.source for op in operands_of(v))
     return False
 
 
@@ -237,7 +240,7 @@ def emit_program(program) -> str:
     for v in program.values:
         if v.name:
             names.of(v)
-    restrictions = _restrictions(program)
+    restrictions = needed_where(program)
     lines = [f"pdg.graph @{program.name} {{"]
     for dim in program.dims:
         if dim.kind == "static":

@@ -206,6 +206,25 @@ class Div(IndexExpr):
         return f"{_atom(self.expr)} {self.op} {self.divisor}"
 
 
+def linear_form(e: IndexExpr) -> dict[str, int] | None:
+    """An affine index expression as {name: coefficient, "": constant}
+    (`2 * t - 1` is {"t": 2, "": -1}); None when it divides (floordiv,
+    mod), which callers compare structurally."""
+    if isinstance(e, Const):
+        return {"": e.value}
+    if isinstance(e, _Name):
+        return {e.name: 1}
+    if isinstance(e, Sum):
+        a, b = linear_form(e.lhs), linear_form(e.rhs)
+        if a is None or b is None:
+            return None
+        return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
+    if isinstance(e, Scaled):
+        inner = linear_form(e.expr)
+        return None if inner is None else {k: v * e.factor for k, v in inner.items()}
+    return None
+
+
 def _atom(e: IndexExpr) -> str:
     text = e.render()
     return (

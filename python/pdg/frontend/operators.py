@@ -53,14 +53,6 @@ def _install() -> None:
     T.sqrt = lambda a: ops.sqrt(a)
     T.softmax = lambda a, axis=-1: ops.softmax(a, axis)
     T.log_softmax = lambda a, axis=-1: ops.log_softmax(a, axis)
-    T.backward = _backward
-
-
-def _backward(loss, params):
-    """The gradients of this loss with respect to `params` (pdg.grad)."""
-    from pdg.autodiff import grad
-
-    return grad(loss, params)
 
 
 _install()

@@ -42,7 +42,7 @@ def _make(spec: OpSpec, operands: Sequence[TensorLike], type_: TensorType, **att
     names = set()
     for o in operands:
         names |= {d.name for d in o.domain}
-    domain = program._ordered_dims(names)
+    domain = program.ordered_dims(names)
     definition = OpDef(spec, [o.operand() for o in operands], attrs)
     return RecurrentTensor(program, domain, type_, definition)
 
@@ -140,7 +140,7 @@ def coordinate(dim, domain=None) -> RecurrentTensor:
     program = dim.program
     dims = (dim,)
     if domain is not None:
-        dims = program._domain(domain)
+        dims = program.checked_domain(domain)
         if all(d is not dim for d in dims):
             raise ProgramError(f"coordinate(): the domain must include '{dim.name}'")
     return RecurrentTensor(
@@ -440,7 +440,7 @@ def logical_not(a):
 
 
 def stop_gradient(a):
-    """`a` itself, read by pdg.grad as a constant: no gradient flows back
+    """`a` itself, read by pdg.autodiff.grad as a constant: no gradient flows back
     through it (the sampling policy's log-probs in a policy-gradient ratio,
     whose value is the policy's own)."""
     return elementwise("stop_gradient", [a], None, lambda r, s, kinds: s[0])

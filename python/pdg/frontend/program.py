@@ -69,19 +69,39 @@ class Program:
     def __exit__(self, *exc) -> None:
         return None
 
-    # -- registration (called by tensors) -----------------------------------
-    def _register(self, value: RecurrentTensor) -> None:
+    # -- the graph, for tensors and operators --------------------------------
+    # Values and operators (tensor.py, ops.py, autodiff) build the program
+    # through these; a user reaches the same through the declarations below.
+    def add_value(self, value: RecurrentTensor) -> None:
+        """Records a new value of this program. Every RecurrentTensor calls
+        it once, when created: the program emits its values in this order."""
         self.values.append(value)
 
-    def _dims_by_name(self) -> dict[str, Dim]:
+    def dims_by_name(self) -> dict[str, Dim]:
+        """The declared dims, by name, in declaration order."""
         return {d.name: d for d in self.dims}
 
-    def _symbol_names(self) -> set[str]:
+    def bound_symbols(self) -> set[str]:
+        """The names of the launch and dynamic dims' bounds (`B`, `T`): the
+        symbols an index expression may use besides dims."""
         return {d.symbol for d in self.dims if d.symbol}
 
-    def _ordered_dims(self, names: set[str]) -> tuple[Dim, ...]:
-        """Dims with these names, in declaration order (outermost first)."""
+    def ordered_dims(self, names: set[str]) -> tuple[Dim, ...]:
+        """The dims with these names in declaration order (outermost first),
+        the one order of every domain."""
         return tuple(d for d in self.dims if d.name in names)
+
+    def checked_domain(self, domain: Sequence) -> tuple[Dim, ...]:
+        """A domain the user wrote, checked (dims of this program, each
+        once) and in declaration order."""
+        dims = []
+        for d in domain:
+            if not isinstance(d, Dim) or d.program is not self:
+                raise ProgramError(f"domain entries must be dims of this program, got {d!r}")
+            if any(x is d for x in dims):
+                raise ProgramError(f"dim '{d.name}' appears twice in the domain")
+            dims.append(d)
+        return self.ordered_dims({d.name for d in dims})
 
     # -- declarations ---------------------------------------------------------
     def dim(
@@ -102,7 +122,7 @@ class Program:
                 f"dim '{name}' needs exactly one of: a static size, launch='SYMBOL', "
                 "dynamic='SYMBOL'"
             )
-        if name in self._dims_by_name() or name in self._symbol_names():
+        if name in self.dims_by_name() or name in self.bound_symbols():
             raise ProgramError(f"'{name}' is already a dim or bound symbol")
         if max is not None and (not isinstance(max, int) or max < 1):
             raise ProgramError(f"max of dim '{name}' must be a positive int, got {max!r}")
@@ -113,22 +133,12 @@ class Program:
         else:
             symbol = launch if launch is not None else dynamic
             _check_name(symbol, "bound symbol", in_expressions=True)
-            if symbol in self._dims_by_name() or symbol in self._symbol_names() or symbol == name:
+            if symbol in self.dims_by_name() or symbol in self.bound_symbols() or symbol == name:
                 raise ProgramError(f"bound symbol '{symbol}' is already used")
             kind = "launch" if launch is not None else "dynamic"
             dim = Dim(self, name, kind, symbol=symbol, max=max)
         self.dims.append(dim)
         return dim
-
-    def _domain(self, domain: Sequence) -> tuple[Dim, ...]:
-        dims = []
-        for d in domain:
-            if not isinstance(d, Dim) or d.program is not self:
-                raise ProgramError(f"domain entries must be dims of this program, got {d!r}")
-            if any(x is d for x in dims):
-                raise ProgramError(f"dim '{d.name}' appears twice in the domain")
-            dims.append(d)
-        return self._ordered_dims({d.name for d in dims})
 
     def input(
         self, name: str, shape: Sequence[int] = (), dtype="f32", domain: Sequence = ()
@@ -142,7 +152,7 @@ class Program:
             raise ProgramError(f"input '{name}' needs a static shape of ints, got {shape}")
         self.input_names.append(name)
         type_ = TensorType(shape, canonical_dtype(dtype))
-        return RecurrentTensor(self, self._domain(domain), type_, InputDef(name), name=name)
+        return RecurrentTensor(self, self.checked_domain(domain), type_, InputDef(name), name=name)
 
     def iterate_parameters(self, dim: Dim) -> None:
         """Parameters created from now on (`parameter()`, every nn layer's
@@ -178,7 +188,7 @@ class Program:
         if name is not None:
             _check_name(name, "value")
         type_ = TensorType(tuple(shape), canonical_dtype(dtype))
-        return RecurrentTensor(self, self._domain(domain), type_, CasesDef(), name=name)
+        return RecurrentTensor(self, self.checked_domain(domain), type_, CasesDef(), name=name)
 
     def udf(
         self,
@@ -202,7 +212,7 @@ class Program:
             if not isinstance(x, TensorLike):
                 raise ProgramError("udf inputs must be tensors")
             names |= {d.name for d in x.domain}
-        dims = self._ordered_dims(names) if domain is None else self._domain(domain)
+        dims = self.ordered_dims(names) if domain is None else self.checked_domain(domain)
         if names - {d.name for d in dims}:
             raise ProgramError(
                 f"udf inputs depend on dims {sorted(names - {d.name for d in dims})} "

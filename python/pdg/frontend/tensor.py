@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from .dtypes import TensorType
 from .errors import ProgramError, SourceLoc, user_location
-from .index import BoundList, Condition, DimRef, IndexExpr, SymRef, as_index
+from .index import BoundList, Condition, DimRef, IndexExpr, SymRef, as_index, linear_form
 
 if TYPE_CHECKING:
     from .program import Program
@@ -123,7 +123,7 @@ def accessed_type(source: RecurrentTensor, entries) -> TensorType:
 
 def _constant_difference(a: IndexExpr, b: IndexExpr) -> int | None:
     """a - b if it is a constant: compare the linear forms."""
-    la, lb = _linear(a), _linear(b)
+    la, lb = linear_form(a), linear_form(b)
     if la is None or lb is None:
         return None
     keys = set(la) | set(lb)
@@ -131,24 +131,6 @@ def _constant_difference(a: IndexExpr, b: IndexExpr) -> int | None:
     if any(v != 0 for k, v in diff.items() if k != ""):
         return None
     return diff.get("", 0)
-
-
-def _linear(e: IndexExpr) -> dict | None:
-    from .index import Const, Scaled, Sum
-
-    if isinstance(e, Const):
-        return {"": e.value}
-    if isinstance(e, (DimRef, SymRef)):
-        return {e.name: 1}
-    if isinstance(e, Sum):
-        a, b = _linear(e.lhs), _linear(e.rhs)
-        if a is None or b is None:
-            return None
-        return {k: a.get(k, 0) + b.get(k, 0) for k in set(a) | set(b)}
-    if isinstance(e, Scaled):
-        inner = _linear(e.expr)
-        return None if inner is None else {k: v * e.factor for k, v in inner.items()}
-    return None  # floordiv / mod: compared structurally elsewhere
 
 
 @dataclass(eq=False)
@@ -232,7 +214,7 @@ class RecurrentTensor(TensorLike):
         self.definition = definition
         self.name = name
         self.loc: SourceLoc = loc or user_location()
-        program._register(self)
+        program.add_value(self)
 
     def operand(self) -> Operand:
         return Operand(self, tuple(Point(d) for d in self.domain))
@@ -263,7 +245,7 @@ class RecurrentTensor(TensorLike):
                 f"'{self.name or 'this value'}' is already defined; only values created "
                 "with program.recurrent(...) are defined by cases"
             )
-        unknown = key.names() - {d.name for d in self.domain} - self.program._symbol_names()
+        unknown = key.names() - {d.name for d in self.domain} - self.program.bound_symbols()
         if unknown:
             raise ProgramError(
                 f"condition uses {', '.join(sorted(unknown))}, which is not in the domain "
@@ -322,7 +304,7 @@ class View(TensorLike):
             by_symbol = {d.symbol: d.name for d in program.dims if d.symbol}
             for item in items:
                 item_dims = {by_symbol.get(n, n) for n in _item_names(item)}
-                outside = sorted(item_dims & set(program._dims_by_name()) - set(names))
+                outside = sorted(item_dims & set(program.dims_by_name()) - set(names))
                 if outside and not item_dims & set(names):
                     raise ProgramError(
                         f"index '{_render_item(item)}' is for dim '{outside[0]}', which is not "
@@ -348,8 +330,8 @@ class View(TensorLike):
         mentioned = set()
         for e in entries:
             mentioned |= e.names()
-        dims = program._dims_by_name()
-        symbols = program._symbol_names()
+        dims = program.dims_by_name()
+        symbols = program.bound_symbols()
         unknown = mentioned - set(dims) - symbols
         if unknown:
             raise ProgramError(
@@ -357,7 +339,7 @@ class View(TensorLike):
                 hint=f"known dims: {', '.join(dims)}; "
                 f"bound symbols: {', '.join(sorted(symbols)) or 'none'}",
             )
-        domain = program._ordered_dims(mentioned & set(dims))
+        domain = program.ordered_dims(mentioned & set(dims))
         for e in entries:
             size = e.constant_size() if isinstance(e, Slice) else None
             if size is not None and size <= 0:

@@ -10,7 +10,8 @@ A checkpoint of the bare model (GPT2Model, LlamaModel) has the names
 without the `transformer.` / `model.` prefix; both are read. The head,
 when not tied to the embedding, is `lm_head.weight` (vocab, d_model).
 
-Pure NumPy: pdg.nn uses it to read state_dicts without the models extra.
+Pure NumPy: reading a state_dict (weights_from_state_dict) needs no
+models extra.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pdg.nn.decoder import DecoderConfig
+from pdg.nn.decoder import Decoder, DecoderConfig
 
 from .errors import ModelError
 
@@ -217,11 +218,28 @@ def to_hf(weights: Mapping[str, np.ndarray], config: DecoderConfig, layout: str)
     return out
 
 
+def weights_from_state_dict(model: Decoder, state: Mapping[str, object]) -> dict[str, np.ndarray]:
+    """The weights by path of `model` (a pdg.nn Decoder) from a PyTorch
+    state_dict: pdg's own names, or a Hugging Face model's of the GPT-2 or
+    the Llama layout (`transformer.h.0.attn.c_attn.weight`,
+    `model.layers.0.self_attn.q_proj.weight`, ...)."""
+    arrays = {k: _to_numpy(v) for k, v in state.items()}
+    layout = hf_layout_of(arrays)
+    if layout is not None:
+        arrays = from_hf_names(arrays, model.config, layout)
+    return model.inputs_from(arrays)
+
+
+def _to_numpy(value) -> np.ndarray:
+    if hasattr(value, "detach"):  # a torch tensor
+        value = value.detach().cpu().numpy()
+    return np.asarray(value)
+
+
 def _shapes(config: DecoderConfig, layout: str):
     """(rule, pdg shape) of every parameter, from the model's own
     declaration (a throwaway program: no MLIR is built)."""
     from pdg.frontend import Program
-    from pdg.nn.decoder import Decoder
 
     params = Decoder(Program("shapes"), config).parameters()
     return [(r, tuple(params[r.path].shape)) for r in rules(config, layout)]

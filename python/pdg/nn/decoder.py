@@ -23,10 +23,7 @@ weight is (d_in, d_out): y = x @ w + b.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-
-import numpy as np
 
 from pdg.frontend import Dim, ProgramError, TensorLike
 
@@ -193,22 +190,3 @@ class Decoder(Module):
             x = x + attn(ln1(x), step, position)
             x = x + mlp(ln2(x))
         return self.ln_f(x)
-
-    # -- weights ------------------------------------------------------------
-    def weights_from_state_dict(self, state: Mapping[str, object]) -> dict[str, np.ndarray]:
-        """Weights by path from a PyTorch state_dict: ours, or a Hugging Face
-        model's of the GPT-2 or the Llama layout (`transformer.h.0.attn.
-        c_attn.weight`, `model.layers.0.self_attn.q_proj.weight`, ...)."""
-        from pdg.models.layout import from_hf_names, hf_layout_of
-
-        arrays = {k: _to_numpy(v) for k, v in state.items()}
-        layout = hf_layout_of(arrays)
-        if layout is not None:
-            arrays = from_hf_names(arrays, self.config, layout)
-        return self.inputs_from(arrays)
-
-
-def _to_numpy(value) -> np.ndarray:
-    if hasattr(value, "detach"):
-        value = value.detach().cpu().numpy()
-    return np.asarray(value)

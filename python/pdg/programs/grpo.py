@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import pdg.frontend as pf
-from pdg import optim, rl
+from pdg import autodiff, losses, optim
 from pdg.frontend.dtypes import numpy_dtype
 from pdg.nn import GPT, DecoderConfig
 
@@ -193,7 +193,7 @@ LAYOUTS = ("group", "completion")
 
 def build_grpo(
     config: DecoderConfig,
-    grpo: rl.GRPOConfig,
+    grpo: losses.GRPOConfig,
     reward: RewardFn,
     *,
     eos: int | Sequence[int] | None,
@@ -208,8 +208,8 @@ def build_grpo(
     default) steps the completions of `microbatch` prompts together, as the
     rows of one point; "completion" gives each completion its own point
     over a dim g (see the module's docstring)."""
-    if not isinstance(grpo, rl.GRPOConfig):
-        raise pf.ProgramError("build_grpo() needs an rl.GRPOConfig")
+    if not isinstance(grpo, losses.GRPOConfig):
+        raise pf.ProgramError("build_grpo() needs a pdg.losses.GRPOConfig")
     if not callable(reward):
         raise pf.ProgramError("the reward must be a callable (prompt ids, completion ids) -> float")
     if max_new_tokens < 1 or prompt_width < 1:
@@ -306,7 +306,7 @@ def build_grpo(
     # Rewards on each finished completion, group-normalized advantages.
     real_type = np.dtype(numpy_dtype(real)).type
     score = _scorer(reward, real_type, ends_ids, max_new_tokens, grpo.group if rows else 0)
-    whole = rl.grpo.whole_dim
+    whole = losses.grpo.whole_dim
     rewards = prog.udf(
         score,
         [prompt, prompt_len, whole(chosen, t)],
@@ -316,16 +316,16 @@ def build_grpo(
         name="reward",
     )
     if rows:
-        advantage = rl.row_advantages(rewards, grpo.group, grpo.eps).named("advantage")
+        advantage = losses.row_advantages(rewards, grpo.group, grpo.eps).named("advantage")
     else:
-        advantage = rl.group_advantages(rewards, group_dims[0], grpo.eps).named("advantage")
+        advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps).named("advantage")
 
     # The loss: one update per batch, so the sampling policy is the policy
     # itself (ratio 1, its gradient the log-prob's).
-    per_token = rl.grpo_token_loss(
+    per_token = losses.grpo_token_loss(
         logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
     )
-    per_sequence = rl.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
+    per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
     batch = tuple([slice(0, p.size), *outer, *(slice(0, g.size) for g in group_dims)])
     loss = per_sequence[batch].mean().named("loss")
     length = whole(mask, t).sum(axis=0).named("length")
@@ -350,7 +350,7 @@ def build_grpo(
     )
     if optimizer is None:
         prog.output("tokens", chosen)
-        for path, grad in zip(params, pf.grad(loss, list(params.values())), strict=True):
+        for path, grad in zip(params, autodiff.grad(loss, list(params.values())), strict=True):
             prog.output("g_" + path.replace(".", "_"), grad)
         return built
     built.training = optim.minimize(loss, params, optimizer, clip_norm)

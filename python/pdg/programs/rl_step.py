@@ -1,6 +1,6 @@
 """One RL fine-tuning update on given samples, as a program: the policy's
 and the frozen reference model's log-probs of each completion token
-(teacher forcing), the algorithm's loss (GRPO, RLOO or DPO, pdg.rl), and
+(teacher forcing), the algorithm's loss (GRPO, RLOO or DPO, pdg.losses), and
 either the loss's gradient with respect to every policy weight or, with an
 optimizer, the updated weights (one update per iteration).
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import pdg.frontend as pf
-from pdg import optim, rl
+from pdg import autodiff, losses, optim
 from pdg.nn import GPT, DecoderConfig
 
 from .sequences import check_positions
@@ -43,7 +43,7 @@ class RLStepProgram:
 def build_rl_step(
     config: DecoderConfig,
     length: int,
-    algorithm: rl.GRPOConfig | rl.RLOOConfig | rl.DPOConfig,
+    algorithm: losses.GRPOConfig | losses.RLOOConfig | losses.DPOConfig,
     optimizer: optim.Optimizer | None = None,
     clip_norm: float | None = None,
     reference_logp: bool = False,
@@ -52,10 +52,10 @@ def build_rl_step(
     `ref_logp[p, .., g, t]` (computed during generation, see build_decode's
     `reference`) instead of a reference model run here."""
     name = {
-        rl.GRPOConfig: "grpo",
-        rl.RLOOConfig: "rloo",
-        rl.DPOConfig: "dpo",
-        rl.PPOConfig: "ppo",
+        losses.GRPOConfig: "grpo",
+        losses.RLOOConfig: "rloo",
+        losses.DPOConfig: "dpo",
+        losses.PPOConfig: "ppo",
     }.get(type(algorithm))
     if name is None:
         raise pf.ProgramError(f"unknown algorithm {type(algorithm).__name__}")
@@ -97,32 +97,32 @@ def build_rl_step(
         old_logp = prog.input("old_logp", (), real, domain=[p, *over, g, t])
         old_value = prog.input("old_values", (), real, domain=[p, *over, g, t])
         rewards = prog.input("token_rewards", (), real, domain=[p, *over, g, t])
-        advantage = rl.gae(rewards, old_value, mask, t, algorithm.gamma, algorithm.lam)
+        advantage = losses.gae(rewards, old_value, mask, t, algorithm.gamma, algorithm.lam)
         returns = advantage + old_value
-        per_token = rl.ppo_token_loss(
+        per_token = losses.ppo_token_loss(
             policy_logp, old_logp, advantage, value, old_value, returns, algorithm
         )
         batch = [slice(0, p.size), *over, slice(0, algorithm.group), slice(0, length)]
         total = (per_token * mask)[tuple(batch)].sum()
         loss = (total / pf.maximum(mask[tuple(batch)].sum(), 1.0)).named("loss")
     elif name == "dpo":
-        seq = rl.grpo.whole_dim(policy_logp * mask, t).sum()
-        seq_ref = rl.grpo.whole_dim(ref_logp * mask, t).sum()
-        per_prompt = rl.dpo_pair_loss(seq, seq_ref, g, algorithm.beta).named("pair_loss")
+        seq = losses.grpo.whole_dim(policy_logp * mask, t).sum()
+        seq_ref = losses.grpo.whole_dim(ref_logp * mask, t).sum()
+        per_prompt = losses.dpo_pair_loss(seq, seq_ref, g, algorithm.beta).named("pair_loss")
         loss = per_prompt[tuple([slice(0, p.size), *over])].mean().named("loss")
     else:
         rewards = prog.input("rewards", (), real, domain=[p, *over, g])
         if name == "grpo":
             old_logp = prog.input("old_logp", (), real, domain=[p, *over, g, t])
-            advantage = rl.group_advantages(rewards, g, algorithm.eps).named("advantage")
-            per_token = rl.grpo_token_loss(
+            advantage = losses.group_advantages(rewards, g, algorithm.eps).named("advantage")
+            per_token = losses.grpo_token_loss(
                 policy_logp, old_logp, ref_logp, advantage, algorithm.clip, algorithm.beta
             )
-            per_sequence = rl.masked_sequence_mean(per_token, mask, t)
+            per_sequence = losses.masked_sequence_mean(per_token, mask, t)
         else:  # rloo: REINFORCE on the sequence's log-prob (summed)
-            advantage = rl.leave_one_out_advantages(rewards, g).named("advantage")
-            per_token = rl.rloo_token_loss(policy_logp, ref_logp, advantage, algorithm.beta)
-            per_sequence = rl.grpo.whole_dim(per_token * mask, t).sum()
+            advantage = losses.leave_one_out_advantages(rewards, g).named("advantage")
+            per_token = losses.rloo_token_loss(policy_logp, ref_logp, advantage, algorithm.beta)
+            per_sequence = losses.grpo.whole_dim(per_token * mask, t).sum()
         per_sequence = per_sequence.named("sequence_loss")
         batch = [slice(0, p.size), *over, slice(0, algorithm.group)]
         loss = per_sequence[tuple(batch)].mean().named("loss")
@@ -131,7 +131,7 @@ def build_rl_step(
         training = optim.minimize(loss, params, optimizer, clip_norm)
         training.add_outputs()
         return RLStepProgram(prog, policy, reference, list(params), training, critic)
-    for path, grad in zip(params, pf.grad(loss, list(params.values())), strict=True):
+    for path, grad in zip(params, autodiff.grad(loss, list(params.values())), strict=True):
         prog.output("g_" + path.replace(".", "_"), grad)
     return RLStepProgram(prog, policy, reference, list(params), None, critic)
 

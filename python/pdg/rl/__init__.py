@@ -1,52 +1,32 @@
-"""Reinforcement-learning fine-tuning losses as frontend operators.
+"""Reinforcement-learning fine-tuning with compiled programs: the trainers,
+a synthetic task and a progress display.
 
-    adv = rl.group_advantages(rewards, group_dim)          # (r - mean) / (std + eps)
-    loss = rl.grpo_token_loss(logp, old_logp, ref_logp, adv, clip=0.2, beta=0.04)
+    from pdg import rl
+    from pdg.losses import GRPOConfig
 
-They build ordinary nodes, so the whole algorithm (generation, rewards,
-log-probs, loss, gradients, the optimizer) is one program the compiler
-optimizes together.
+    trainer = rl.GRPOTrainer(config, GRPOConfig(group=8), task.reward, tokenizer,
+                             prompt_width=6, max_new_tokens=3)
+
+The trainers compile pdg.programs (whose losses are pdg.losses') and run
+them; this package sits above both, and nothing below imports it.
 """
 
 from .arith import Addition, CharTokenizer
-from .dpo import DPOConfig, dpo_pair_loss
-from .grpo import (
-    GRPOConfig,
-    group_advantages,
-    grpo_token_loss,
-    masked_sequence_mean,
-    row_advantages,
-)
-from .ppo import PPOConfig, gae, ppo_token_loss
 from .progress import ProgressBar
-from .rloo import RLOOConfig, leave_one_out_advantages, rloo_token_loss
 
 __all__ = [
     "Addition",
     "CharTokenizer",
-    "DPOConfig",
     "DPOTrainer",
-    "GRPOConfig",
     "GRPOProgramTrainer",
     "GRPOTrainer",
-    "PPOConfig",
     "PPOTrainer",
     "ProgressBar",
-    "RLOOConfig",
-    "dpo_pair_loss",
-    "gae",
-    "group_advantages",
-    "grpo_token_loss",
-    "leave_one_out_advantages",
-    "masked_sequence_mean",
-    "ppo_token_loss",
-    "rloo_token_loss",
-    "row_advantages",
 ]
 
 
 def __getattr__(name):
-    # The trainer compiles programs: import it (and MLIR) only when used.
+    # The trainers compile programs: import them (and MLIR) only when used.
     if name == "GRPOTrainer":
         from .trainer import GRPOTrainer
 

@@ -1,5 +1,5 @@
 """DPO from preference pairs, compiled: the update (programs.build_rl_step
-with rl.DPOConfig and Adam) runs one iteration per batch of pairs, and one
+with losses.DPOConfig and Adam) runs one iteration per batch of pairs, and one
 call runs many batches, the weights and Adam's state flowing between them
 inside the program. No reward model and no sampling: each pair is a prompt
 with a chosen and a rejected completion (text), and the reference is the
@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from pdg import optim
+from pdg.losses import DPOConfig
 from pdg.lowering.cache import build_artifact
 from pdg.nn import DecoderConfig
 from pdg.programs import build_rl_step
 from pdg.runtime import load
 
-from .dpo import DPOConfig
 from .trainer import GreedyEvaluator, TrainerState
 
 Pair = tuple[str, str, str]  # (prompt, chosen completion, rejected completion)
@@ -51,7 +51,7 @@ class DPOTrainer:
         `reward`: only for evaluate() (greedy accuracy on held-out
         problems); DPO itself reads no reward."""
         if not isinstance(dpo, DPOConfig):
-            raise TypeError("DPOTrainer runs DPO: pass rl.DPOConfig")
+            raise TypeError("DPOTrainer runs DPO: pass pdg.losses.DPOConfig")
         self.config, self.tok = config, tokenizer
         self.prompt_width, self.new = prompt_width, max_new_tokens
         self.length = prompt_width + max_new_tokens  # positions of prompt + completion

@@ -30,12 +30,12 @@ from pathlib import Path
 import numpy as np
 
 from pdg import optim
+from pdg.losses import PPOConfig
 from pdg.lowering.cache import build_artifact
 from pdg.nn import DecoderConfig
 from pdg.programs import build_rl_step, build_values
 from pdg.runtime import load
 
-from .ppo import PPOConfig
 from .trainer import GreedyEvaluator, Rollout, StepStats, TrainerState, build_sampler, sample
 
 
@@ -57,7 +57,7 @@ class PPOTrainer:
         cache: Path | None = None,
     ):
         if not isinstance(ppo, PPOConfig):
-            raise TypeError("PPOTrainer runs PPO: pass rl.PPOConfig")
+            raise TypeError("PPOTrainer runs PPO: pass pdg.losses.PPOConfig")
         if epochs < 1 or kl_coef < 0:
             raise ValueError(f"need epochs >= 1 and kl_coef >= 0, got {epochs} and {kl_coef}")
         self.config, self.ppo, self.reward, self.tok = config, ppo, reward, tokenizer

@@ -20,12 +20,12 @@ from pathlib import Path
 import numpy as np
 
 from pdg import optim
+from pdg.losses import GRPOConfig
 from pdg.lowering.cache import build_artifact
 from pdg.nn import DecoderConfig
 from pdg.programs import build_grpo
 from pdg.runtime import load
 
-from .grpo import GRPOConfig
 from .trainer import GreedyEvaluator, StepStats, TrainerState, stop_ids
 
 
@@ -52,7 +52,7 @@ class GRPOProgramTrainer:
         `microbatch` prompts that step together, or "completion", a point
         each (every batch's size must then be a multiple of `microbatch`)."""
         if not isinstance(grpo, GRPOConfig):
-            raise TypeError("GRPOProgramTrainer runs GRPO: pass rl.GRPOConfig")
+            raise TypeError("GRPOProgramTrainer runs GRPO: pass pdg.losses.GRPOConfig")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
         work = Path(workdir or tempfile.mkdtemp(prefix="pdg-grpo-program-"))
 

@@ -25,13 +25,11 @@ from pathlib import Path
 import numpy as np
 
 from pdg import optim
+from pdg.losses import GRPOConfig, RLOOConfig
 from pdg.lowering.cache import build_artifact
 from pdg.nn import DecoderConfig
 from pdg.programs import build_decode, build_rl_step
 from pdg.runtime import load
-
-from .grpo import GRPOConfig
-from .rloo import RLOOConfig
 
 
 @dataclass
@@ -75,7 +73,9 @@ class GRPOTrainer:
         bench/grpo.py --vectorize for both at a given shape. `cache`: a
         directory of compiled artifacts (pdg.lowering.cache)."""
         if not isinstance(grpo, (GRPOConfig, RLOOConfig)):
-            raise TypeError("the trainer runs GRPO or RLOO: pass rl.GRPOConfig or rl.RLOOConfig")
+            raise TypeError(
+                "the trainer runs GRPO or RLOO: pass pdg.losses.GRPOConfig or pdg.losses.RLOOConfig"
+            )
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
         self.prompt_width = prompt_width
         self.length = prompt_width + max_new_tokens  # positions of prompt + completion

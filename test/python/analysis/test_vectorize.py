@@ -71,6 +71,7 @@ def test_04_a_loss_over_the_whole_batch():
     rows of the batched values; its gradient picks row b back by the
     coordinate b, a node that stays per-sequence and is read whole."""
     import pdg.frontend as pdg
+    from pdg.autodiff import grad
 
     prog = pdg.Program("batch_loss")
     b = prog.dim("b", launch="B")
@@ -78,7 +79,7 @@ def test_04_a_loss_over_the_whole_batch():
     w = prog.input("w", (3,), "f64")
     y = pdg.tanh(x * w)
     loss = (y * y).sum()[0 : b.size].mean()
-    (dw,) = pdg.grad(loss, [w])
+    (dw,) = grad(loss, [w])
     prog.output("loss", loss)
     prog.output("dw", dw)
     inputs = {"x": np.random.default_rng(1).normal(size=(4, 3)), "w": np.ones(3) * 0.5}

@@ -7,6 +7,7 @@ import numpy as np
 import pdg.frontend as pdg
 import torch
 from frontend.torch_reference import TorchGPT
+from pdg.autodiff import grad
 from pdg.nn import GPT, AttentionPattern, GPTConfig
 
 B, T, VOCAB = 2, 6, 11
@@ -36,7 +37,7 @@ def loss_gradients_program(pattern: str, dtype: str):
     loss = nll[0 : b.size, 0:T].mean()
     params = model.parameters()
     prog.output("loss", loss)
-    for path, g in zip(params, pdg.grad(loss, list(params.values())), strict=True):
+    for path, g in zip(params, grad(loss, list(params.values())), strict=True):
         prog.output("g_" + path.replace(".", "_"), g)
     return prog, model
 

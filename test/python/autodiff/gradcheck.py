@@ -1,5 +1,5 @@
 """Gradient checks: the same function written with pdg's frontend and with
-PyTorch, differentiated by pdg.grad (run by the interpreter, float64) and by
+PyTorch, differentiated by pdg.autodiff.grad (run by the interpreter, float64) and by
 torch.autograd (float64), compared elementwise."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pdg.frontend as pdg
 import torch
+from pdg.autodiff import grad
 from pdg.interpreter import interpret
 
 RTOL = 1e-8  # float64, relative to the largest entry of the gradient
@@ -35,7 +36,7 @@ def check_grads(build, reference, arrays: dict, dims=None, domains=None, symbols
         inputs[name] = prog.input(name, arr.shape[len(domain) :], "f64", domain=domain)
     v.update(inputs)
     loss = build(v)
-    grads = pdg.grad(loss, list(inputs.values()))
+    grads = grad(loss, list(inputs.values()))
     for name, g in zip(inputs, grads, strict=True):
         prog.output(f"d_{name}", g)
     result = interpret(prog.build(), arrays, symbols=symbols or {})

@@ -11,6 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from pdg.interpreter import interpret  # noqa: E402
+from pdg.models.layout import weights_from_state_dict  # noqa: E402
 from pdg.nn import AttentionPattern, GPTConfig  # noqa: E402
 from pdg.programs import build_decode  # noqa: E402
 
@@ -132,7 +133,7 @@ def test_04_hugging_face_state_dict_loads_into_the_same_inputs():
             ("mlp.proj.b", "mlp.c_proj.bias"),
         ]:
             hf[q + hf_name] = torch.tensor(ours[p + ours_name])
-    from_hf = decode.model.weights_from_state_dict(hf)
+    from_hf = weights_from_state_dict(decode.model, hf)
     direct = decode.model.inputs_from(ours)
     assert from_hf.keys() == direct.keys()
     for k in direct:

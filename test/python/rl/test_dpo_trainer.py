@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 from pdg import rl
+from pdg.losses import DPOConfig
 from pdg.nn import GPTConfig
 
 TASK = rl.Addition(10)
@@ -23,7 +24,7 @@ def trainer(tmp_path_factory):
     )
     return rl.DPOTrainer(
         config,
-        rl.DPOConfig(beta=0.5),
+        DPOConfig(beta=0.5),
         TOK,
         TASK.prompt_width,
         TASK.answer_width,

@@ -25,6 +25,7 @@ from autodiff.decoder import worst_error  # noqa: E402
 from frontend.torch_reference import TorchGPT  # noqa: E402
 from pdg import optim, rl  # noqa: E402
 from pdg.interpreter import interpret  # noqa: E402
+from pdg.losses import GRPOConfig  # noqa: E402
 from pdg.nn import GPTConfig  # noqa: E402
 from pdg.programs import build_grpo  # noqa: E402
 
@@ -32,7 +33,7 @@ TASK = rl.Addition(10)
 TOK = TASK.tokenizer
 WIDTH = TASK.prompt_width  # "9+9=": 4
 NEW = 3
-GRPO = rl.GRPOConfig(group=4, clip=0.2, beta=0.04)
+GRPO = GRPOConfig(group=4, clip=0.2, beta=0.04)
 
 
 def parity_reward(prompt_ids, completion_ids) -> float:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pdg import rl
+from pdg.losses import PPOConfig
 from pdg.nn import GPTConfig
 from pdg.rl.ppo_trainer import token_rewards
 from pdg.rl.trainer import Rollout
@@ -45,7 +46,7 @@ def trainer(tmp_path_factory):
     )
     return task, rl.PPOTrainer(
         config,
-        rl.PPOConfig(group=2),
+        PPOConfig(group=2),
         lambda prompt, completion: 1.0 / (1 + len(completion)),  # varies at random weights
         tok,
         task.prompt_width,

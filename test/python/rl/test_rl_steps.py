@@ -13,15 +13,15 @@ torch = pytest.importorskip("torch")
 
 from autodiff.decoder import worst_error  # noqa: E402
 from frontend.torch_reference import TorchGPT  # noqa: E402
-from pdg import rl  # noqa: E402
 from pdg.interpreter import interpret  # noqa: E402
+from pdg.losses import DPOConfig, GRPOConfig, PPOConfig, RLOOConfig  # noqa: E402
 from pdg.nn import GPTConfig  # noqa: E402
 from pdg.programs import build_rl_step  # noqa: E402
 
 VOCAB, LENGTH, PROMPTS, GROUP = 12, 8, 2, 4
-GRPO = rl.GRPOConfig(group=GROUP, clip=0.2, beta=0.04)
-RLOO = rl.RLOOConfig(group=GROUP, beta=0.04)
-DPO = rl.DPOConfig(beta=0.5)
+GRPO = GRPOConfig(group=GROUP, clip=0.2, beta=0.04)
+RLOO = RLOOConfig(group=GROUP, beta=0.04)
+DPO = DPOConfig(beta=0.5)
 
 
 def samples(seed: int = 0):
@@ -167,7 +167,7 @@ def test_rloo_and_dpo_steps_match_pytorch(algorithm):
     assert worst_error(result.outputs, grads, 1e-6) <= 1e-6
 
 
-PPO = rl.PPOConfig(group=GROUP, clip=0.2, value_clip=0.2, vf_coef=0.5, gamma=0.9, lam=0.8)
+PPO = PPOConfig(group=GROUP, clip=0.2, value_clip=0.2, vf_coef=0.5, gamma=0.9, lam=0.8)
 
 
 def torch_ppo_step(policy_w, critic_w, head, data):

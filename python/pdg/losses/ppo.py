@@ -38,7 +38,7 @@ def gae(rewards: TensorLike, values: TensorLike, mask: TensorLike, step: Dim, ga
         raise ProgramError("gae() needs a static step dim (the completion's positions)")
     last = step.static_size - 1
     program = rewards.program
-    domain = program._ordered_dims(
+    domain = program.ordered_dims(
         {d.name for d in rewards.domain} | {d.name for d in values.domain}
     )
     nxt = values[step + 1] * mask[step + 1]

@@ -8,7 +8,9 @@ bash tools/setup.sh
 echo "== lit (IR tests)"
 .venv/bin/lit -sv test
 echo "== pytest"
-.venv/bin/python -m pytest
+# One worker per core (pytest-xdist): the tests are mostly single-threaded
+# compiles, so two workers on two cores halve the wall time.
+.venv/bin/python -m pytest -n auto
 # Four fixed seeds of 400 mutants in every mode: 500 took 51-60 s each on two
 # busy cores, so about 3 minutes in all; --time-limit caps each run on a
 # slower machine (the mutants run are then a prefix of the 400).

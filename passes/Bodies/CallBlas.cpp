@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MultiplyAdd.h"
 #include "Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,6 +37,7 @@ namespace mlir::pdg {
 } // namespace mlir::pdg
 
 using namespace mlir;
+using mlir::pdg::isMultiplyAdd;
 
 namespace {
 
@@ -49,25 +51,6 @@ struct Product {
   unsigned a, b;                           // input operand numbers
   SmallVector<unsigned> batch, m, n, k;    // loops of each group
 };
-
-/// True if the body is `out + x * y` (either order) of the two inputs.
-bool isMultiplyAdd(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(&body.front());
-  auto add = dyn_cast_or_null<arith::AddFOp>(mul ? mul->getNextNode() : nullptr);
-  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
-  if (!mul || !add || !yield || yield.getValues().size() != 1 ||
-      yield.getValues()[0] != add.getResult())
-    return false;
-  Value in0 = body.getArgument(0), in1 = body.getArgument(1), out = body.getArgument(2);
-  bool inputs = (mul.getLhs() == in0 && mul.getRhs() == in1) ||
-                (mul.getLhs() == in1 && mul.getRhs() == in0);
-  bool accumulates = (add.getLhs() == out && add.getRhs() == mul.getResult()) ||
-                     (add.getRhs() == out && add.getLhs() == mul.getResult());
-  return inputs && accumulates;
-}
 
 /// The loops of `group` in the order `map` reads them.
 SmallVector<unsigned> inOrder(AffineMap map, ArrayRef<unsigned> group) {

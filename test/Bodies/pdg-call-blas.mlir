@@ -172,3 +172,25 @@ func.func @named(%a: memref<64x300xf32>, %b: memref<300x1000xf32>, %c: memref<64
   linalg.matmul ins(%a, %b : memref<64x300xf32>, memref<300x1000xf32>) outs(%c : memref<64x1000xf32>)
   return
 }
+
+// -----
+
+// A body that subtracts before it adds is not a product: left alone (it
+// used to hit an assertion, dyn_cast of the missing multiply's next op).
+// CHECK-LABEL: func.func @not_a_product(
+// CHECK-NOT: vector.
+// CHECK-NOT: func.call
+// CHECK: arith.subf
+func.func @not_a_product(%a: memref<256x256xf32>, %b: memref<256x256xf32>, %c: memref<256x256xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%a, %b : memref<256x256xf32>, memref<256x256xf32>) outs(%c : memref<256x256xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.subf %x, %y : f32
+    %r = arith.addf %o, %s : f32
+    linalg.yield %r : f32
+  }
+  return
+}

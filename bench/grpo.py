@@ -1,6 +1,6 @@
 """GRPO benchmark: one iteration (sample a group of completions per prompt,
 score them, reference log-probs, update the policy) of the same model on
-the same task, with pdg (compiled sampling and update, rl.GRPOTrainer; and
+the same task, with pdg (compiled sampling and update, rl.SampledGRPOTrainer; and
 GRPO as one compiled program, rl.GRPOProgramTrainer: "pdg-one"),
 with a plain PyTorch loop written as a user would (batched, left-padded
 prompts, float32, 2 threads), and with TRL's GRPOTrainer (bench/impl_trl.py:
@@ -80,7 +80,7 @@ def setting(args):
     length = task.prompt_width + args.new_tokens
     config = GPTConfig(task.tokenizer.vocab, args.d_model, args.layers, args.heads, None, length)
     weights = GPT(Program("w"), config).init_weights(seed=0, scale=0.3)
-    return task, config, weights, rl.GRPOConfig(group=args.group)
+    return task, config, weights, rl.GRPOAlgorithm(group=args.group)
 
 
 def peak_mib() -> float:
@@ -89,11 +89,11 @@ def peak_mib() -> float:
 
 def pdg_trainer(args, one_program: bool):
     """(task, initial weights, trainer): rl.GRPOProgramTrainer or
-    rl.GRPOTrainer, its programs compiled into (or loaded from) args.cache."""
+    rl.SampledGRPOTrainer, its programs compiled into (or loaded from) args.cache."""
     from pdg import rl
 
     task, config, weights, grpo = setting(args)
-    make = rl.GRPOProgramTrainer if one_program else rl.GRPOTrainer
+    make = rl.GRPOProgramTrainer if one_program else rl.SampledGRPOTrainer
     if one_program:
         layout = "completion" if args.impl == "pdg-one-completion" else "group"
         microbatch = args.microbatch if args.impl == "pdg-one" else 1
@@ -371,7 +371,9 @@ def main() -> None:
         "--microbatch", type=int, default=4, help="pdg-one: prompts per aligned microbatch"
     )
     parser.add_argument("--repeat", type=int, default=1, help="fresh runs per implementation")
-    parser.add_argument("--vectorize", action="store_true", help="pdg: GRPOTrainer(vectorize=True)")
+    parser.add_argument(
+        "--vectorize", action="store_true", help="pdg: rl.SampledGRPOTrainer(vectorize=True)"
+    )
     parser.add_argument("--impl", choices=CHOICES, help="run one, in this process")
     parser.add_argument(
         "--impls",

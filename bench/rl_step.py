@@ -37,7 +37,7 @@ def main() -> None:
 
     P, G, L = args.prompts, args.group, args.length
     config = GPTConfig(vocab=13, d_model=32, n_layers=2, n_heads=2, max_positions=L)
-    step = build_rl_step(config, L, rl.GRPOConfig(group=G))
+    step = build_rl_step(config, L, rl.GRPOAlgorithm(group=G))
     rng = np.random.default_rng(0)
     inputs = {
         **step.policy.inputs_from(step.policy.init_weights(seed=0, scale=0.3)),

@@ -120,9 +120,9 @@ def main() -> None:
         make_trainer = rl.PPOTrainer
         options = {"epochs": args.epochs, "kl_coef": args.beta}
     else:
-        make = rl.GRPOConfig if args.algorithm == "grpo" else rl.RLOOConfig
+        make = rl.GRPOAlgorithm if args.algorithm == "grpo" else rl.RLOOConfig
         grpo = make(group=args.group, beta=args.beta, temperature=args.temperature)
-        make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.GRPOTrainer
+        make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.SampledGRPOTrainer
         # The one program steps the groups of --microbatch prompts together.
         options = {"microbatch": args.microbatch} if args.one_program else {}
     trainer = make_trainer(

@@ -193,7 +193,7 @@ LAYOUTS = ("group", "completion")
 
 def build_grpo(
     config: DecoderConfig,
-    grpo: rl.GRPOConfig,
+    grpo: rl.GRPOAlgorithm,
     reward: RewardFn,
     *,
     eos: int | Sequence[int] | None,
@@ -208,8 +208,8 @@ def build_grpo(
     default) steps the completions of `microbatch` prompts together, as the
     rows of one point; "completion" gives each completion its own point
     over a dim g (see the module's docstring)."""
-    if not isinstance(grpo, rl.GRPOConfig):
-        raise pf.ProgramError("build_grpo() needs an rl.GRPOConfig")
+    if not isinstance(grpo, rl.GRPOAlgorithm):
+        raise pf.ProgramError("build_grpo() needs an rl.GRPOAlgorithm")
     if not callable(reward):
         raise pf.ProgramError("the reward must be a callable (prompt ids, completion ids) -> float")
     if max_new_tokens < 1 or prompt_width < 1:

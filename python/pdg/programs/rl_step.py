@@ -43,7 +43,7 @@ class RLStepProgram:
 def build_rl_step(
     config: DecoderConfig,
     length: int,
-    algorithm: rl.GRPOConfig | rl.RLOOConfig | rl.DPOConfig,
+    algorithm: rl.GRPOAlgorithm | rl.RLOOConfig | rl.DPOConfig,
     optimizer: optim.Optimizer | None = None,
     clip_norm: float | None = None,
     reference_logp: bool = False,
@@ -52,7 +52,7 @@ def build_rl_step(
     `ref_logp[p, .., g, t]` (computed during generation, see build_decode's
     `reference`) instead of a reference model run here."""
     name = {
-        rl.GRPOConfig: "grpo",
+        rl.GRPOAlgorithm: "grpo",
         rl.RLOOConfig: "rloo",
         rl.DPOConfig: "dpo",
         rl.PPOConfig: "ppo",

@@ -11,7 +11,7 @@ optimizes together.
 from .arith import Addition, CharTokenizer
 from .dpo import DPOConfig, dpo_pair_loss
 from .grpo import (
-    GRPOConfig,
+    GRPOAlgorithm,
     group_advantages,
     grpo_token_loss,
     masked_sequence_mean,
@@ -26,9 +26,9 @@ __all__ = [
     "CharTokenizer",
     "DPOConfig",
     "DPOTrainer",
-    "GRPOConfig",
+    "GRPOAlgorithm",
     "GRPOProgramTrainer",
-    "GRPOTrainer",
+    "SampledGRPOTrainer",
     "PPOConfig",
     "PPOTrainer",
     "ProgressBar",
@@ -47,10 +47,10 @@ __all__ = [
 
 def __getattr__(name):
     # The trainer compiles programs: import it (and MLIR) only when used.
-    if name == "GRPOTrainer":
-        from .trainer import GRPOTrainer
+    if name == "SampledGRPOTrainer":
+        from .trainer import SampledGRPOTrainer
 
-        return GRPOTrainer
+        return SampledGRPOTrainer
     if name == "DPOTrainer":
         from .dpo_trainer import DPOTrainer
 

@@ -48,7 +48,7 @@ def grpo_program():
     config = GPTConfig(tok.vocab, 8, 1, 2, None, TASK.prompt_width + NEW, dtype="f32")
     return build_grpo(
         config,
-        rl.GRPOConfig(group=4, clip=0.2, beta=0.04),
+        rl.GRPOAlgorithm(group=4, clip=0.2, beta=0.04),
         parity_reward,
         eos=tok.eos,
         prompt_width=TASK.prompt_width,

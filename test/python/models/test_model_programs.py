@@ -53,7 +53,7 @@ def test_01_train_lm_step_of_qwen3_matches_torch(hf_checkpoints):
 def test_02_grpo_step_gradients_of_llama_match_torch(hf_checkpoints):
     ck = hf_checkpoints["llama"]
     model = models.load(ck.directory)
-    grpo = rl.GRPOConfig(group=2, clip=0.2, beta=0.04)
+    grpo = rl.GRPOAlgorithm(group=2, clip=0.2, beta=0.04)
     length = 8
     step = programs.build_rl_step(model.config, length, grpo)
     rng = np.random.default_rng(1)
@@ -111,7 +111,7 @@ def test_03_grpo_program_stops_at_any_eos(hf_checkpoints):
     def run(eos):
         grpo = programs.build_grpo(
             model.config,
-            rl.GRPOConfig(group=2),
+            rl.GRPOAlgorithm(group=2),
             reward,
             eos=eos,
             prompt_width=len(prompt),

@@ -19,7 +19,7 @@ from pdg.nn import GPTConfig  # noqa: E402
 from pdg.programs import build_rl_step  # noqa: E402
 
 VOCAB, LENGTH, PROMPTS, GROUP = 12, 8, 2, 4
-GRPO = rl.GRPOConfig(group=GROUP, clip=0.2, beta=0.04)
+GRPO = rl.GRPOAlgorithm(group=GROUP, clip=0.2, beta=0.04)
 RLOO = rl.RLOOConfig(group=GROUP, beta=0.04)
 DPO = rl.DPOConfig(beta=0.5)
 

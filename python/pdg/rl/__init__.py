@@ -1,4 +1,6 @@
-"""Reinforcement-learning fine-tuning losses as frontend operators.
+"""Reinforcement-learning fine-tuning: TRL's interface
+(GRPOTrainer(model=..., reward_funcs=..., train_dataset=..., args=GRPOConfig(...)),
+see grpo_trainer.py) and the losses as frontend operators.
 
     adv = rl.group_advantages(rewards, group_dim)          # (r - mean) / (std + eps)
     loss = rl.grpo_token_loss(logp, old_logp, ref_logp, adv, clip=0.2, beta=0.04)
@@ -10,6 +12,7 @@ optimizes together.
 
 from .arith import Addition, CharTokenizer
 from .dpo import DPOConfig, dpo_pair_loss
+from .errors import TrainerConfigError
 from .grpo import (
     GRPOAlgorithm,
     group_advantages,
@@ -20,6 +23,7 @@ from .grpo import (
 from .ppo import PPOConfig, gae, ppo_token_loss
 from .progress import ProgressBar
 from .rloo import RLOOConfig, leave_one_out_advantages, rloo_token_loss
+from .trl_config import GRPOConfig
 
 __all__ = [
     "Addition",
@@ -27,12 +31,15 @@ __all__ = [
     "DPOConfig",
     "DPOTrainer",
     "GRPOAlgorithm",
+    "GRPOConfig",
     "GRPOProgramTrainer",
-    "SampledGRPOTrainer",
+    "GRPOTrainer",
     "PPOConfig",
     "PPOTrainer",
     "ProgressBar",
     "RLOOConfig",
+    "SampledGRPOTrainer",
+    "TrainerConfigError",
     "dpo_pair_loss",
     "gae",
     "group_advantages",
@@ -46,7 +53,11 @@ __all__ = [
 
 
 def __getattr__(name):
-    # The trainer compiles programs: import it (and MLIR) only when used.
+    # The trainers compile programs: import them (and MLIR) only when used.
+    if name == "GRPOTrainer":
+        from .grpo_trainer import GRPOTrainer
+
+        return GRPOTrainer
     if name == "SampledGRPOTrainer":
         from .trainer import SampledGRPOTrainer
 

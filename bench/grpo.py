@@ -1,6 +1,6 @@
 """GRPO benchmark: one iteration (sample a group of completions per prompt,
 score them, reference log-probs, update the policy) of the same model on
-the same task, with pdg (compiled sampling and update, rl.GRPOTrainer; and
+the same task, with pdg (compiled sampling and update, rl.SampledGRPOTrainer; and
 GRPO as one compiled program, rl.GRPOProgramTrainer: "pdg-one"),
 with a plain PyTorch loop written as a user would (batched, left-padded
 prompts, float32, 2 threads), and with TRL's GRPOTrainer (bench/impl_trl.py:
@@ -70,11 +70,11 @@ SETTINGS = (
 
 def pdg_trainer(args, one_program: bool):
     """(task, initial weights, trainer): rl.GRPOProgramTrainer or
-    rl.GRPOTrainer, its programs compiled into (or loaded from) args.cache."""
+    rl.SampledGRPOTrainer, its programs compiled into (or loaded from) args.cache."""
     from pdg import rl
 
     task, config, weights, grpo = setting(args)
-    make = rl.GRPOProgramTrainer if one_program else rl.GRPOTrainer
+    make = rl.GRPOProgramTrainer if one_program else rl.SampledGRPOTrainer
     if one_program:
         layout = "completion" if args.impl == "pdg-one-completion" else "group"
         microbatch = args.microbatch if args.impl == "pdg-one" else 1
@@ -319,7 +319,9 @@ def main() -> None:
         "--microbatch", type=int, default=4, help="pdg-one: prompts per aligned microbatch"
     )
     parser.add_argument("--repeat", type=int, default=1, help="fresh runs per implementation")
-    parser.add_argument("--vectorize", action="store_true", help="pdg: GRPOTrainer(vectorize=True)")
+    parser.add_argument(
+        "--vectorize", action="store_true", help="pdg: rl.SampledGRPOTrainer(vectorize=True)"
+    )
     parser.add_argument("--impl", choices=CHOICES, help="run one, in this process")
     parser.add_argument(
         "--impls",

@@ -16,14 +16,14 @@ def setting(args):
     """(task, model config, initial weights, GRPO constants) of a run."""
     from pdg import rl
     from pdg.frontend import Program
-    from pdg.losses import GRPOConfig
+    from pdg.losses import GRPOAlgorithm
     from pdg.nn import GPT, GPTConfig
 
     task = rl.Addition(LIMIT)
     length = task.prompt_width + args.new_tokens
     config = GPTConfig(task.tokenizer.vocab, args.d_model, args.layers, args.heads, None, length)
     weights = GPT(Program("w"), config).init_weights(seed=0, scale=0.3)
-    return task, config, weights, GRPOConfig(group=args.group)
+    return task, config, weights, GRPOAlgorithm(group=args.group)
 
 
 def peak_mib() -> float:

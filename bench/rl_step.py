@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--out", type=Path, default=HERE / "results" / "rl_step.json")
     args = parser.parse_args()
-    from pdg.losses import GRPOConfig
+    from pdg.losses import GRPOAlgorithm
     from pdg.lowering.artifact import compile_module
     from pdg.nn import GPTConfig
     from pdg.programs import build_rl_step
@@ -37,7 +37,7 @@ def main() -> None:
 
     P, G, L = args.prompts, args.group, args.length
     config = GPTConfig(vocab=13, d_model=32, n_layers=2, n_heads=2, max_positions=L)
-    step = build_rl_step(config, L, GRPOConfig(group=G))
+    step = build_rl_step(config, L, GRPOAlgorithm(group=G))
     rng = np.random.default_rng(0)
     inputs = {
         **step.policy.inputs_from(step.policy.init_weights(seed=0, scale=0.3)),

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pdg.runtime
 from pdg import optim, rl
-from pdg.losses import DPOConfig, GRPOConfig, PPOConfig, RLOOConfig
+from pdg.losses import DPOConfig, GRPOAlgorithm, PPOConfig, RLOOConfig
 from pdg.lowering.artifact import compile_module
 from pdg.nn import GPTConfig
 from pdg.programs import build_train_lm
@@ -121,9 +121,9 @@ def main() -> None:
         make_trainer = rl.PPOTrainer
         options = {"epochs": args.epochs, "kl_coef": args.beta}
     else:
-        make = GRPOConfig if args.algorithm == "grpo" else RLOOConfig
+        make = GRPOAlgorithm if args.algorithm == "grpo" else RLOOConfig
         grpo = make(group=args.group, beta=args.beta, temperature=args.temperature)
-        make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.GRPOTrainer
+        make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.SampledGRPOTrainer
         # The one program steps the groups of --microbatch prompts together.
         options = {"microbatch": args.microbatch} if args.one_program else {}
     trainer = make_trainer(

@@ -4,6 +4,7 @@
     pdg run prog.pdgx --symbols B=2 --inputs in.npz [--out out.npz]
     pdg run --interpret prog.mlir --symbols B=2 --inputs in.npz [--udfs mod:attr]
     pdg generate MODEL_DIR --prompt TEXT [--max-new-tokens N] [--format json]
+    pdg train CONFIG.yaml
 
 `compile` writes an artifact (library + manifest) and prints how long each
 phase took. `run` runs an artifact with the runtime, or with `--interpret` a
@@ -31,6 +32,7 @@ from pdg import __version__
 from pdg.cli import common
 from pdg.cli.common import UserError, parse_symbols
 from pdg.cli.generate import generate_command
+from pdg.cli.train import train_command
 
 
 def _load_inputs(path: str | None) -> dict:
@@ -269,6 +271,7 @@ def viz_command(program: str, output: str, plan: bool) -> None:
 
 
 cli.add_command(generate_command)
+cli.add_command(train_command)
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,8 +31,28 @@ class SourceLoc:
         return f'loc("{name}":{self.line}:1)'
 
 
+# Set by fixed_location(): the location of everything built meanwhile.
+_FIXED: ContextVar[SourceLoc | None] = ContextVar("pdg_fixed_location", default=None)
+
+
+@contextmanager
+def fixed_location(loc: SourceLoc) -> Iterator[None]:
+    """Everything built inside the block is located at `loc`, not at the
+    user's line: for programs pdg builds on the user's behalf (a trainer's),
+    whose text, and so whose compiled-artifact cache key, must not depend
+    on the script that asked for them."""
+    token = _FIXED.set(loc)
+    try:
+        yield
+    finally:
+        _FIXED.reset(token)
+
+
 def user_location() -> SourceLoc:
     """The innermost stack frame outside the pdg package: the user's line."""
+    fixed = _FIXED.get()
+    if fixed is not None:
+        return fixed
     frame = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename

@@ -11,20 +11,21 @@ optimizes together. The programs (pdg.programs) use them; the trainers that
 compile and run those programs are pdg.rl's.
 """
 
+from pdg.losses import RLOOConfig, leave_one_out_advantages, rloo_token_loss
+
 from .dpo import DPOConfig, dpo_pair_loss
 from .grpo import (
-    GRPOConfig,
+    GRPOAlgorithm,
     group_advantages,
     grpo_token_loss,
     masked_sequence_mean,
     row_advantages,
 )
 from .ppo import PPOConfig, gae, ppo_token_loss
-from .rloo import RLOOConfig, leave_one_out_advantages, rloo_token_loss
 
 __all__ = [
     "DPOConfig",
-    "GRPOConfig",
+    "GRPOAlgorithm",
     "PPOConfig",
     "RLOOConfig",
     "dpo_pair_loss",

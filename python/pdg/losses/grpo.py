@@ -21,7 +21,7 @@ from pdg.frontend.tensor import Dim, TensorLike
 
 
 @dataclass(frozen=True)
-class GRPOConfig:
+class GRPOAlgorithm:
     group: int = 8  # completions per prompt
     clip: float = 0.2  # the surrogate's clip range (epsilon)
     beta: float = 0.04  # KL coefficient

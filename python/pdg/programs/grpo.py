@@ -66,6 +66,17 @@ from .sequences import check_positions, eos_ids, is_eos
 # The reward of one completion: (prompt token ids, completion token ids up
 # to and with EOS when it ended on one) -> a number.
 RewardFn = Callable[[np.ndarray, np.ndarray], float]
+# With keyed rewards (build_grpo(..., keyed_reward=True)), the rewards of a
+# point's completions in one call: (each completion's prompt key, as given
+# to GRPOProgram.inputs(keys=...); its prompt's ids; its ids) -> a number each.
+KeyedRewardFn = Callable[[list[int], list[np.ndarray], list[np.ndarray]], Sequence[float]]
+
+# How the per-token losses of an iteration make its loss (TRL's loss_type):
+# "grpo" averages each completion over its tokens, then the completions;
+# "dapo" (and "bnpo", the same with one update per batch) averages every
+# token of the batch; "dr_grpo" sums the tokens of each completion over
+# max_new_tokens, then averages the completions.
+LOSS_TYPES = ("grpo", "dapo", "bnpo", "dr_grpo")
 
 
 @dataclass
@@ -81,6 +92,7 @@ class GRPOProgram:
     layout: str = "group"  # see build_grpo()
     microbatch: int = 1  # prompts per point in the group layout
     training: optim.Training | None = None  # with an optimizer
+    keyed: bool = False  # the reward reads each prompt's key (input prompt_key)
 
     def inputs(
         self,
@@ -90,11 +102,13 @@ class GRPOProgram:
         seed: int,
         state: dict | None = None,
         start_step: int = 0,
+        keys: Sequence[Sequence[int]] | None = None,
     ) -> dict[str, np.ndarray]:
         """Program inputs: `prompts[i][p]` the token ids of prompt p at
         iteration i (one iteration without an optimizer), the policy's
         weights (and optimizer `state`, `start_step` when training) and the
-        reference's, by path."""
+        reference's, by path. `keys[i][p]`: an integer the keyed reward
+        receives with each completion of that prompt (keyed programs only)."""
         iterations = len(prompts)
         if iterations == 0 or not prompts[0]:
             raise ValueError("give at least one iteration of at least one prompt")
@@ -108,8 +122,13 @@ class GRPOProgram:
                 f"{count} prompts per iteration do not fill microbatches of "
                 f"{self.microbatch}: give a multiple of {self.microbatch}"
             )
+        if self.keyed != (keys is not None):
+            raise ValueError(
+                "a program built with keyed_reward=True needs keys=, and only it takes them"
+            )
         padded = np.zeros((iterations, count, self.prompt_width), np.int64)
         lengths = np.zeros((iterations, count), np.int64)
+        key_of = np.zeros((iterations, count), np.int64)
         for it, batch in enumerate(prompts):
             for k, ids in enumerate(batch):
                 if not 0 < len(ids) <= self.prompt_width:
@@ -122,19 +141,25 @@ class GRPOProgram:
                 ids = batch[source]
                 padded[it, k, : len(ids)] = ids
                 lengths[it, k] = len(ids)
+                if keys is not None:
+                    key_of[it, k] = keys[it][source]
         if self.layout == "group":  # microbatches of M prompts: [p] points (M, ...)
             padded = padded.reshape(iterations, -1, self.microbatch, self.prompt_width)
             lengths = lengths.reshape(iterations, -1, self.microbatch)
+            key_of = key_of.reshape(iterations, -1, self.microbatch)
         if self.training is None:
-            padded, lengths = padded[0], lengths[0]
+            padded, lengths, key_of = padded[0], lengths[0], key_of[0]
             inputs = self.policy.inputs_from(weights)
         else:  # the program's dims: [p, i]
             padded, lengths = np.swapaxes(padded, 0, 1), np.swapaxes(lengths, 0, 1)
+            key_of = np.swapaxes(key_of, 0, 1)
             inputs = self.training.initial_inputs(weights, state, start_step=start_step)
         inputs.update(
             self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
         )
         inputs.update(prompt=padded, prompt_len=lengths, seed=np.asarray(seed, np.int64))
+        if self.keyed:
+            inputs["prompt_key"] = key_of
         return inputs
 
     def order(self, prompt_lengths: Sequence[int]) -> np.ndarray:
@@ -193,7 +218,7 @@ LAYOUTS = ("group", "completion")
 
 def build_grpo(
     config: DecoderConfig,
-    grpo: losses.GRPOConfig,
+    grpo: losses.GRPOAlgorithm,
     reward: RewardFn,
     *,
     eos: int | Sequence[int] | None,
@@ -203,17 +228,25 @@ def build_grpo(
     clip_norm: float | None = None,
     layout: str = "group",
     microbatch: int = 1,
+    loss_type: str = "grpo",
+    keyed_reward: bool = False,
 ) -> GRPOProgram:
     """`eos`: the id, or ids, that end a completion. `layout`: "group" (the
     default) steps the completions of `microbatch` prompts together, as the
     rows of one point; "completion" gives each completion its own point
-    over a dim g (see the module's docstring)."""
-    if not isinstance(grpo, losses.GRPOConfig):
-        raise pf.ProgramError("build_grpo() needs a pdg.losses.GRPOConfig")
+    over a dim g (see the module's docstring). `loss_type`: see LOSS_TYPES.
+    `keyed_reward`: `reward` is a KeyedRewardFn, called once per point with
+    every completion of the point and its prompt's key (an input)."""
+    if not isinstance(grpo, losses.GRPOAlgorithm):
+        raise pf.ProgramError("build_grpo() needs an losses.GRPOAlgorithm")
     if not callable(reward):
         raise pf.ProgramError("the reward must be a callable (prompt ids, completion ids) -> float")
     if max_new_tokens < 1 or prompt_width < 1:
         raise pf.ProgramError("prompt_width and max_new_tokens must be at least 1")
+    if loss_type not in LOSS_TYPES:
+        raise pf.ProgramError(
+            f"unknown loss_type '{loss_type}'", hint=f"use one of {', '.join(LOSS_TYPES)}"
+        )
     if layout not in LAYOUTS:
         raise pf.ProgramError(f"unknown layout '{layout}'", hint="use 'group' or 'completion'")
     if not isinstance(microbatch, int) or microbatch < 1:
@@ -242,6 +275,7 @@ def build_grpo(
     real = config.dtype
     prompt = prog.input("prompt", (*prompts, prompt_width), "i64", domain=per_prompt)
     prompt_len = prog.input("prompt_len", prompts, "i64", domain=per_prompt)
+    key = prog.input("prompt_key", prompts, "i64", domain=per_prompt) if keyed_reward else None
 
     def per_row(x: pf.TensorLike) -> pf.TensorLike:
         """A value per prompt (M,), repeated for each of its G rows."""
@@ -305,11 +339,15 @@ def build_grpo(
 
     # Rewards on each finished completion, group-normalized advantages.
     real_type = np.dtype(numpy_dtype(real)).type
-    score = _scorer(reward, real_type, ends_ids, max_new_tokens, grpo.group if rows else 0)
+    group = grpo.group if rows else 0
+    if keyed_reward:
+        score = _keyed_scorer(reward, real_type, ends_ids, max_new_tokens, group)
+    else:
+        score = _scorer(reward, real_type, ends_ids, max_new_tokens, group)
     whole = losses.grpo.whole_dim
     rewards = prog.udf(
         score,
-        [prompt, prompt_len, whole(chosen, t)],
+        [prompt, prompt_len, *([key] if keyed_reward else []), whole(chosen, t)],
         rows,
         real,
         domain=[*per_prompt, *group_dims],
@@ -325,10 +363,18 @@ def build_grpo(
     per_token = losses.grpo_token_loss(
         logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
     )
-    per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
     batch = tuple([slice(0, p.size), *outer, *(slice(0, g.size) for g in group_dims)])
-    loss = per_sequence[batch].mean().named("loss")
     length = whole(mask, t).sum(axis=0).named("length")
+    if loss_type == "grpo":
+        per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
+        loss = per_sequence[batch].mean()
+    else:
+        token_sums = whole(per_token * mask, t).sum(axis=0).named("sequence_loss")
+        if loss_type == "dr_grpo":
+            loss = token_sums[batch].mean() * (1.0 / max_new_tokens)
+        else:  # every token of the batch alike
+            loss = token_sums[batch].sum() / pf.maximum(length[batch].sum(), 1.0)
+    loss = loss.named("loss")
     delta = ref_logp - logp
     kl_tokens = whole((pf.exp(delta) - delta - 1.0) * mask, t).sum(axis=0)
     kl = (kl_tokens[batch].sum() / pf.maximum(length[batch].sum(), 1.0)).named("kl")
@@ -347,6 +393,7 @@ def build_grpo(
         max_new_tokens=max_new_tokens,
         layout=layout,
         microbatch=microbatch,
+        keyed=keyed_reward,
     )
     if optimizer is None:
         prog.output("tokens", chosen)
@@ -377,6 +424,37 @@ def _scorer(reward: RewardFn, kind, eos: tuple[int, ...], max_new_tokens: int, g
         return out
 
     return score
+
+
+def _keyed_scorer(reward, kind, eos: tuple[int, ...], max_new_tokens: int, group: int):
+    """The reward udf of a keyed program: (prompt, its length, its key, the
+    chosen tokens along t) -> the reward of the completion, or with rows
+    (`group` > 0) (prompts (M, width), lengths (M,), keys (M,), tokens (T,
+    M * G)) -> each row's; `reward` scores all of a point's completions in
+    one call."""
+
+    def score(prompt_ids, prompt_length, key, tokens):
+        if not group:
+            n = int(prompt_length)
+            ids = [prompt_ids[:n]]
+            done = [_completion(tokens[n - 1 :], eos, max_new_tokens)]
+            return kind(_checked(reward([int(key)], ids, done), 1)[0])
+        keys, ids, done = [], [], []
+        for row in range(tokens.shape[1]):
+            n = int(prompt_length[row // group])
+            keys.append(int(key[row // group]))
+            ids.append(prompt_ids[row // group, :n])
+            done.append(_completion(tokens[n - 1 :, row], eos, max_new_tokens))
+        return np.asarray(_checked(reward(keys, ids, done), len(keys)), kind)
+
+    return score
+
+
+def _checked(values, count: int) -> list[float]:
+    values = list(values)
+    if len(values) != count:
+        raise ValueError(f"the reward gave {len(values)} values for {count} completions")
+    return values
 
 
 def _completion(tokens: np.ndarray, eos: tuple[int, ...], max_new_tokens: int) -> np.ndarray:

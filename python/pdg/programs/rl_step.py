@@ -43,7 +43,7 @@ class RLStepProgram:
 def build_rl_step(
     config: DecoderConfig,
     length: int,
-    algorithm: losses.GRPOConfig | losses.RLOOConfig | losses.DPOConfig,
+    algorithm: losses.GRPOAlgorithm | losses.RLOOConfig | losses.DPOConfig,
     optimizer: optim.Optimizer | None = None,
     clip_norm: float | None = None,
     reference_logp: bool = False,
@@ -52,7 +52,7 @@ def build_rl_step(
     `ref_logp[p, .., g, t]` (computed during generation, see build_decode's
     `reference`) instead of a reference model run here."""
     name = {
-        losses.GRPOConfig: "grpo",
+        losses.GRPOAlgorithm: "grpo",
         losses.RLOOConfig: "rloo",
         losses.DPOConfig: "dpo",
         losses.PPOConfig: "ppo",

@@ -1,36 +1,47 @@
-"""Reinforcement-learning fine-tuning with compiled programs: the trainers,
-a synthetic task and a progress display.
+"""Reinforcement-learning fine-tuning with compiled programs: TRL's interface
+(GRPOTrainer(model=..., reward_funcs=..., train_dataset=..., args=GRPOConfig(...)),
+see grpo_trainer.py), the trainers of the programs, a synthetic task and a
+progress display. The losses they compile are pdg.losses'.
 
-    from pdg import rl
-    from pdg.losses import GRPOConfig
+    from pdg.rl import GRPOConfig, GRPOTrainer
 
-    trainer = rl.GRPOTrainer(config, GRPOConfig(group=8), task.reward, tokenizer,
-                             prompt_width=6, max_new_tokens=3)
+    trainer = GRPOTrainer(model="./Qwen2.5-0.5B", reward_funcs=[reward],
+                          train_dataset=dataset, args=GRPOConfig(output_dir="out"))
+    trainer.train()
 
 The trainers compile pdg.programs (whose losses are pdg.losses') and run
 them; this package sits above both, and nothing below imports it.
 """
 
 from .arith import Addition, CharTokenizer
+from .errors import TrainerConfigError
 from .progress import ProgressBar
+from .trl_config import GRPOConfig
 
 __all__ = [
     "Addition",
     "CharTokenizer",
     "DPOTrainer",
+    "GRPOConfig",
     "GRPOProgramTrainer",
     "GRPOTrainer",
     "PPOTrainer",
     "ProgressBar",
+    "SampledGRPOTrainer",
+    "TrainerConfigError",
 ]
 
 
 def __getattr__(name):
     # The trainers compile programs: import them (and MLIR) only when used.
     if name == "GRPOTrainer":
-        from .trainer import GRPOTrainer
+        from .grpo_trainer import GRPOTrainer
 
         return GRPOTrainer
+    if name == "SampledGRPOTrainer":
+        from .trainer import SampledGRPOTrainer
+
+        return SampledGRPOTrainer
     if name == "DPOTrainer":
         from .dpo_trainer import DPOTrainer
 

@@ -4,7 +4,7 @@ group of completions per prompt, scoring them with a Python callable,
 computing the reference's log-probs beside the generation and updating the
 policy with Adam. Python runs between calls only (and for the reward).
 
-    trainer = GRPOProgramTrainer(config, GRPOConfig(group=8), task.reward, tokenizer,
+    trainer = GRPOProgramTrainer(config, GRPOAlgorithm(group=8), task.reward, tokenizer,
                                  prompt_width=6, max_new_tokens=3)
     state = trainer.start(sft_weights)                 # the reference model too
     state, stats = trainer.run(state, [prompts_0, prompts_1, ...])   # one list per iteration
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from pdg import optim
-from pdg.losses import GRPOConfig
+from pdg.losses import GRPOAlgorithm
 from pdg.lowering.cache import build_artifact
 from pdg.nn import DecoderConfig
 from pdg.programs import build_grpo
@@ -33,7 +33,7 @@ class GRPOProgramTrainer:
     def __init__(
         self,
         config: DecoderConfig,
-        grpo: GRPOConfig,
+        grpo: GRPOAlgorithm,
         reward: Callable[[str, str], float],
         tokenizer,
         prompt_width: int,
@@ -51,8 +51,8 @@ class GRPOProgramTrainer:
         programs.build_grpo): "group", the rows of aligned microbatches of
         `microbatch` prompts that step together, or "completion", a point
         each (every batch's size must then be a multiple of `microbatch`)."""
-        if not isinstance(grpo, GRPOConfig):
-            raise TypeError("GRPOProgramTrainer runs GRPO: pass pdg.losses.GRPOConfig")
+        if not isinstance(grpo, GRPOAlgorithm):
+            raise TypeError("GRPOProgramTrainer runs GRPO: pass losses.GRPOAlgorithm")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
         work = Path(workdir or tempfile.mkdtemp(prefix="pdg-grpo-program-"))
 

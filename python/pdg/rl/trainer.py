@@ -7,7 +7,7 @@ iteration is one call of each compiled program. The sampling program, the
 sampling itself and the rollout's update inputs (build_sampler, sample,
 Rollout) serve rl.PPOTrainer too.
 
-    trainer = GRPOTrainer(config, GRPOConfig(group=8), task.reward, tokenizer,
+    trainer = SampledGRPOTrainer(config, GRPOAlgorithm(group=8), task.reward, tokenizer,
                           prompt_width=6, max_new_tokens=3)
     state = trainer.start(sft_weights)            # the reference model too
     for k in range(100):
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from pdg import optim
-from pdg.losses import GRPOConfig, RLOOConfig
+from pdg.losses import GRPOAlgorithm, RLOOConfig
 from pdg.lowering.cache import build_artifact
 from pdg.nn import DecoderConfig
 from pdg.programs import build_decode, build_rl_step
@@ -50,11 +50,11 @@ class StepStats:
     seconds: dict = field(default_factory=dict)  # generation / update
 
 
-class GRPOTrainer:
+class SampledGRPOTrainer:
     def __init__(
         self,
         config: DecoderConfig,
-        grpo: GRPOConfig | RLOOConfig,
+        grpo: GRPOAlgorithm | RLOOConfig,
         reward: Callable[[str, str], float],
         tokenizer,
         prompt_width: int,
@@ -72,9 +72,10 @@ class GRPOTrainer:
         sequence). Faster for small models over many sequences; see
         bench/grpo.py --vectorize for both at a given shape. `cache`: a
         directory of compiled artifacts (pdg.lowering.cache)."""
-        if not isinstance(grpo, (GRPOConfig, RLOOConfig)):
+        if not isinstance(grpo, (GRPOAlgorithm, RLOOConfig)):
             raise TypeError(
-                "the trainer runs GRPO or RLOO: pass pdg.losses.GRPOConfig or pdg.losses.RLOOConfig"
+                "the trainer runs GRPO or RLOO: pass pdg.losses.GRPOAlgorithm or "
+                "pdg.losses.RLOOConfig"
             )
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
         self.prompt_width = prompt_width
@@ -127,7 +128,7 @@ class GRPOTrainer:
         )
         # [p, i, g, t]: one iteration (i = 0)
         names = ["tokens", "targets", "mask", "ref_logp", "rewards"]
-        if isinstance(self.grpo, GRPOConfig):  # RLOO's update has no ratio to the sampler
+        if isinstance(self.grpo, GRPOAlgorithm):  # RLOO's update has no ratio to the sampler
             names.append("old_logp")
         inputs.update({name: getattr(rollout, name)[:, None] for name in names})
         start = time.perf_counter()

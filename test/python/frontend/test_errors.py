@@ -144,3 +144,23 @@ def test_13_coordinate_over_a_domain_without_its_dim():
     with pytest.raises(ProgramError) as e:
         prog.coordinate(t, domain=[b])  # coordinate-domain
     check(e.value, "coordinate-domain", "coordinate(): the domain must include 't'")
+
+
+def test_fixed_location_replaces_the_users_line_inside_its_block():
+    """A program pdg builds for the user (a trainer's) is located where
+    fixed_location() says, so its text does not depend on the caller."""
+    from pdg.frontend.errors import SourceLoc, fixed_location
+
+    def build():
+        prog, b, _ = program()
+        prog.output("y", prog.input("x", (), "f32", domain=[b]) * 2.0)
+        return prog.to_mlir()
+
+    with fixed_location(SourceLoc("pdg.rl.GRPOTrainer", 0)):
+        inside = build()
+        with pytest.raises(ProgramError) as e:
+            pdg.Program("p").dim("b", 0)
+        assert str(e.value).startswith("pdg.rl.GRPOTrainer:0: error: ")
+    outside = build()
+    assert 'loc("pdg.rl.GRPOTrainer":0:1)' in inside and HERE not in inside
+    assert HERE in outside and "GRPOTrainer" not in outside

@@ -26,7 +26,7 @@ import pdg.runtime
 import pytest
 from pdg import optim, rl
 from pdg.ir import make_context, parse_text
-from pdg.losses import GRPOConfig
+from pdg.losses import GRPOAlgorithm
 from pdg.lowering.artifact import compile_module
 from pdg.lowering.toolchain import openblas
 from pdg.nn import GPTConfig
@@ -53,7 +53,7 @@ def grpo_program():
     config = GPTConfig(tok.vocab, 8, 1, 2, None, TASK.prompt_width + NEW, dtype="f32")
     return build_grpo(
         config,
-        GRPOConfig(group=4, clip=0.2, beta=0.04),
+        GRPOAlgorithm(group=4, clip=0.2, beta=0.04),
         parity_reward,
         eos=tok.eos,
         prompt_width=TASK.prompt_width,

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from pdg import models, optim, programs
 from pdg.interpreter import interpret
-from pdg.losses import GRPOConfig
+from pdg.losses import GRPOAlgorithm
 from pdg.models.layout import to_hf
 
 from models import checkpoints
@@ -54,7 +54,7 @@ def test_01_train_lm_step_of_qwen3_matches_torch(hf_checkpoints):
 def test_02_grpo_step_gradients_of_llama_match_torch(hf_checkpoints):
     ck = hf_checkpoints["llama"]
     model = models.load(ck.directory)
-    grpo = GRPOConfig(group=2, clip=0.2, beta=0.04)
+    grpo = GRPOAlgorithm(group=2, clip=0.2, beta=0.04)
     length = 8
     step = programs.build_rl_step(model.config, length, grpo)
     rng = np.random.default_rng(1)
@@ -112,7 +112,7 @@ def test_03_grpo_program_stops_at_any_eos(hf_checkpoints):
     def run(eos):
         grpo = programs.build_grpo(
             model.config,
-            GRPOConfig(group=2),
+            GRPOAlgorithm(group=2),
             reward,
             eos=eos,
             prompt_width=len(prompt),

@@ -23,9 +23,8 @@ torch = pytest.importorskip("torch")
 
 from autodiff.decoder import worst_error  # noqa: E402
 from frontend.torch_reference import TorchGPT  # noqa: E402
-from pdg import optim, rl  # noqa: E402
+from pdg import losses, optim, rl  # noqa: E402
 from pdg.interpreter import interpret  # noqa: E402
-from pdg.losses import GRPOConfig  # noqa: E402
 from pdg.nn import GPTConfig  # noqa: E402
 from pdg.programs import build_grpo  # noqa: E402
 
@@ -33,7 +32,7 @@ TASK = rl.Addition(10)
 TOK = TASK.tokenizer
 WIDTH = TASK.prompt_width  # "9+9=": 4
 NEW = 3
-GRPO = GRPOConfig(group=4, clip=0.2, beta=0.04)
+GRPO = losses.GRPOAlgorithm(group=4, clip=0.2, beta=0.04)
 
 
 def parity_reward(prompt_ids, completion_ids) -> float:
@@ -50,12 +49,12 @@ ARRANGEMENTS = pytest.mark.parametrize(
 )
 
 
-def build(dtype: str, optimizer=None, layout="group", d_model=8, microbatch=1):
+def build(dtype: str, optimizer=None, layout="group", d_model=8, microbatch=1, **options):
     config = GPTConfig(TOK.vocab, d_model, 1, 2, None, WIDTH + NEW, dtype=dtype)
     return build_grpo(
         config,
         GRPO,
-        parity_reward,
+        options.pop("reward", parity_reward),
         eos=TOK.eos,
         prompt_width=WIDTH,
         max_new_tokens=NEW,
@@ -63,6 +62,7 @@ def build(dtype: str, optimizer=None, layout="group", d_model=8, microbatch=1):
         clip_norm=None,
         layout=layout,
         microbatch=microbatch,
+        **options,
     )
 
 
@@ -79,17 +79,19 @@ def prompts(iterations: int, count: int, seed: int = 0, cut: bool = False):
     return batches
 
 
-def torch_grpo(weights, ref_weights, batch, tokens, rewards):
+def torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type="grpo"):
     """GRPO's loss and gradients on the sampled completions, from its
     definition: teacher-forced log-probs, ratio to the sampling policy (the
     policy itself: 1), clipped surrogate, k3 KL, per-sequence mean over the
-    completion tokens, mean over the batch."""
+    completion tokens, mean over the batch (loss_type "grpo"; TRL's "dapo":
+    the mean over all completion tokens; "dr_grpo": token sums over
+    max_new_tokens, then the mean)."""
     model, ref = TorchGPT(weights, 1, 2), TorchGPT(ref_weights, 1, 2)
     for w in model.w.values():
         w.requires_grad_(True)
     r = torch.tensor(rewards)
     adv = (r - r.mean(1, keepdim=True)) / (r.std(1, keepdim=True) + GRPO.eps)
-    losses = []
+    losses, sums, counts = [], [], []
     for p, prompt in enumerate(batch):
         for g in range(GRPO.group):
             chosen = [int(x) for x in tokens[p][g]]
@@ -106,14 +108,30 @@ def torch_grpo(weights, ref_weights, batch, tokens, rewards):
             per_token = per_token + GRPO.beta * (torch.exp(delta) - delta - 1)
             mask = (torch.arange(len(chosen)) >= len(prompt) - 1).double()
             losses.append((per_token * mask).sum() / mask.sum().clamp(min=1))
-    loss = torch.stack(losses).mean()
+            sums.append((per_token * mask).sum())
+            counts.append(mask.sum())
+    if loss_type == "grpo":
+        loss = torch.stack(losses).mean()
+    elif loss_type == "dapo":
+        loss = torch.stack(sums).sum() / torch.stack(counts).sum()
+    else:
+        loss = torch.stack(sums).sum() / (len(sums) * NEW)
     loss.backward()
     return float(loss.detach()), {k: w.grad.numpy() for k, w in model.w.items()}
 
 
-@ARRANGEMENTS
-def test_one_iteration_matches_pytorch(layout, microbatch):
-    program = build("f64", layout=layout, microbatch=microbatch)
+@pytest.mark.parametrize(
+    "layout, microbatch, loss_type",
+    [
+        ("group", 1, "grpo"),
+        ("group", 2, "grpo"),
+        ("completion", 1, "grpo"),
+        ("group", 2, "dapo"),
+        ("completion", 1, "dr_grpo"),
+    ],
+)
+def test_one_iteration_matches_pytorch(layout, microbatch, loss_type):
+    program = build("f64", layout=layout, microbatch=microbatch, loss_type=loss_type)
     weights = program.policy.init_weights(seed=1, scale=0.5)
     ref_weights = {
         k.removeprefix("ref."): v for k, v in program.reference.init_weights(seed=2).items()
@@ -142,10 +160,45 @@ def test_one_iteration_matches_pytorch(layout, microbatch):
     # Some completion ended before the longest of its group (in the group
     # layout, a row masked out for the group's last steps).
     assert (length < length.max(1, keepdims=True)).any()
-    loss, grads = torch_grpo(weights, ref_weights, batch, tokens, rewards)
+    loss, grads = torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type)
     assert abs(float(out["loss"]) - loss) <= 1e-10
     assert float(out["kl"]) > 0  # the reference differs
     assert worst_error(out, grads, 1e-6) <= 1e-6
+
+
+@pytest.mark.parametrize("layout, microbatch", [("group", 2), ("completion", 1)])
+def test_keyed_reward_scores_a_point_at_once_with_its_prompts_keys(layout, microbatch):
+    """keyed_reward: the reward gets each completion's prompt key (any
+    integer the caller gives) and scores a point's completions in one
+    call; the run equals one with the per-completion reward."""
+    calls = []
+
+    def keyed(keys, prompt_ids, completion_ids):
+        calls.append(list(keys))
+        return [parity_reward(p, c) for p, c in zip(prompt_ids, completion_ids, strict=True)]
+
+    batch = prompts(1, 4, cut=True)[0]
+    keys = [[70, 71, 72, 73]]
+    plain = build("f64", layout=layout, microbatch=microbatch)
+    program = build("f64", layout=layout, microbatch=microbatch, reward=keyed, keyed_reward=True)
+    weights = plain.policy.init_weights(seed=1, scale=0.5)
+    ref = {k.removeprefix("ref."): v for k, v in plain.reference.init_weights(seed=2).items()}
+    with pytest.raises(ValueError, match="keyed_reward"):
+        program.inputs(weights, ref, [batch], seed=5)
+    runs = []
+    for prog, given in ((plain, None), (program, keys)):
+        inputs = prog.inputs(weights, ref, [batch], seed=5, keys=given)
+        runs.append(
+            interpret(prog.program.build(), inputs, symbols=prog.symbols(inputs), udfs=prog.udfs)
+        )
+    np.testing.assert_array_equal(runs[0].outputs["reward"], runs[1].outputs["reward"])
+    assert float(runs[0].outputs["loss"]) == float(runs[1].outputs["loss"])
+    per_call = microbatch * GRPO.group if layout == "group" else 1
+    assert all(len(c) == per_call for c in calls)
+    seen = sum(calls, [])
+    assert sorted(set(seen)) == keys[0] and all(seen.count(k) == GRPO.group for k in keys[0])
+    if layout == "group":  # a call's keys are its microbatch's prompts, G rows each
+        assert all(len(set(c)) == microbatch for c in calls)
 
 
 @ARRANGEMENTS

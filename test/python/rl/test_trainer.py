@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pdg import rl
-from pdg.losses import GRPOConfig, RLOOConfig
+from pdg.losses import GRPOAlgorithm, RLOOConfig
 from pdg.nn import GPTConfig
 
 
@@ -42,10 +42,10 @@ def small_trainer(workdir, algorithm="grpo", vectorize=False, one_program=False,
     config = GPTConfig(
         vocab=tok.vocab, d_model=16, n_layers=1, n_heads=2, max_positions=task.prompt_width + 3
     )
-    make = rl.GRPOProgramTrainer if one_program else rl.GRPOTrainer
+    make = rl.GRPOProgramTrainer if one_program else rl.SampledGRPOTrainer
     return make(
         config,
-        GRPOConfig(group=4) if algorithm == "grpo" else RLOOConfig(group=4),
+        GRPOAlgorithm(group=4) if algorithm == "grpo" else RLOOConfig(group=4),
         lambda prompt, completion: 1.0 / (1 + len(completion)),
         tok,
         task.prompt_width,
@@ -138,7 +138,7 @@ def test_generation_gives_policy_and_reference_log_probs():
 
 
 def test_vectorized_iteration_matches(tmp_path):
-    """GRPOTrainer(vectorize=True) samples the same completions and makes
+    """SampledGRPOTrainer(vectorize=True) samples the same completions and makes
     the same update as the per-sequence programs (float32, 1e-4)."""
     runs = []
     for vectorize in (False, True):
@@ -181,7 +181,7 @@ def test_one_program_trainer_runs_iterations_in_one_call(tmp_path):
 
 def test_a_second_trainer_loads_its_programs_from_the_cache(tmp_path):
     """With a cache directory, the second trainer of the same setup compiles
-    nothing and decodes as the first (GRPOProgramTrainer; GRPOTrainer gets
+    nothing and decodes as the first (GRPOProgramTrainer; SampledGRPOTrainer gets
     its three programs from the same build_artifact)."""
     first = small_trainer(tmp_path / "a", one_program=True, cache=tmp_path / "cache")
     second = small_trainer(tmp_path / "b", one_program=True, cache=tmp_path / "cache")

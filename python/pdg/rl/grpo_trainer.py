@@ -1,0 +1,358 @@
+"""GRPOTrainer with TRL's interface, on pdg's compiled GRPO program.
+
+    from datasets import Dataset
+    from pdg.rl import GRPOConfig, GRPOTrainer        # was: from trl import ...
+
+    def correct(prompts, completions, answer, **kwargs):
+        return [1.0 if c.strip() == a else 0.0 for c, a in zip(completions, answer)]
+
+    trainer = GRPOTrainer(
+        model="path/to/Qwen2.5-0.5B",                 # a Hugging Face directory
+        reward_funcs=[correct],
+        train_dataset=Dataset.from_list([{"prompt": "2+3=", "answer": "5"}, ...]),
+        args=GRPOConfig(output_dir="out", max_steps=100, num_generations=8),
+    )
+    trainer.train()
+
+Each optimizer step samples num_generations completions of
+per_device_train_batch_size / num_generations prompts, scores them with
+the reward functions, and updates the policy once (TRL's defaults:
+num_iterations=1, so the ratio to the sampling policy is 1 and nothing is
+clipped). The whole loop runs in the program programs.build_grpo
+compiles: one call runs pdg_steps_per_call steps, Python running only the
+reward functions (once per microbatch of completions) and, between calls,
+the logs and checkpoints.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from .checkpoints import latest_checkpoint, load_checkpoint, save_checkpoint
+from .data import PromptData
+from .errors import TrainerConfigError
+from .rewards import RewardFunctions
+from .run_log import RunLog
+from .trl_config import GRPOConfig, steps_of
+
+
+class TrainOutput(NamedTuple):
+    global_step: int
+    training_loss: float
+    metrics: dict
+
+
+class GRPOTrainer:
+    def __init__(
+        self,
+        model,
+        reward_funcs,
+        args: GRPOConfig | None = None,
+        train_dataset=None,
+        eval_dataset=None,
+        processing_class=None,
+        reward_processing_classes=None,
+        callbacks=None,
+        optimizers=(None, None),
+        peft_config=None,
+    ):
+        """`model`: a Hugging Face model directory (read by pdg.models.load),
+        a loaded pdg.models.Model, or a pdg model as (DecoderConfig, weights
+        by path) with `processing_class` its tokenizer. `reward_funcs`: a
+        function or a list (see pdg.rl.rewards)."""
+        unsupported = {
+            "eval_dataset": eval_dataset,
+            "reward_processing_classes": reward_processing_classes,
+            "callbacks": callbacks,
+            "peft_config (LoRA)": peft_config,
+        }
+        for name, value in unsupported.items():
+            if value is not None:
+                raise TrainerConfigError(f"GRPOTrainer: {name} is not supported yet")
+        if optimizers != (None, None):
+            raise TrainerConfigError(
+                "GRPOTrainer: optimizers= is not supported",
+                "the optimizer is AdamW, set by GRPOConfig's learning_rate, adam_*, weight_decay",
+            )
+        if train_dataset is None:
+            raise TrainerConfigError("GRPOTrainer needs a train_dataset with a 'prompt' column")
+        self.model = _load_model(model, processing_class)
+        self.args = args or GRPOConfig(output_dir=f"{self.model.name}-GRPO")
+        self.tokenizer = processing_class or self.model.tokenizer
+        if self.tokenizer is None:
+            raise TrainerConfigError(
+                "the model has no tokenizer", "pass processing_class=<a tokenizer>"
+            )
+        self.config = dataclasses.replace(self.model.config, dtype=self.args.pdg_dtype)
+        real = np.float64 if self.args.pdg_dtype == "f64" else np.float32
+        self.reference = {k: np.asarray(v, real) for k, v in self.model.weights.items()}
+        self.data = PromptData(
+            train_dataset, self.tokenizer, self.args.shuffle_dataset, self.args.seed
+        )
+        if self.args.prompts_per_step > len(self.data):
+            raise TrainerConfigError(
+                f"a step needs {self.args.prompts_per_step} prompts "
+                f"(per_device_train_batch_size / num_generations); the dataset has {len(self.data)}"
+            )
+        self.eos = tuple(self.model.eos) or _stop_ids(self.tokenizer)
+        self.rewards = RewardFunctions(
+            reward_funcs, self.args.reward_weights, self.data, self.tokenizer, self.eos
+        )
+        self.total_steps = steps_of(self.args, len(self.data))
+        self.weights = dict(self.reference)
+        self.optimizer_state = None
+        self.global_step = 0
+        self._build()
+
+    def _build(self) -> None:
+        from pdg import optim
+        from pdg.frontend.errors import ProgramError, SourceLoc, fixed_location
+        from pdg.losses import GRPOAlgorithm
+        from pdg.lowering.cache import build_artifact
+        from pdg.programs import build_grpo
+        from pdg.runtime import load
+
+        a = self.args
+        algorithm = GRPOAlgorithm(
+            group=a.num_generations, clip=a.epsilon, beta=a.beta, temperature=a.temperature
+        )
+        optimizer = optim.AdamW(
+            a.optimizer_schedule(self.total_steps),
+            betas=(a.adam_beta1, a.adam_beta2),
+            eps=a.adam_epsilon,
+            weight_decay=a.weight_decay,
+        )
+        microbatch = a.pdg_microbatch or max(m for m in range(1, 5) if a.prompts_per_step % m == 0)
+        try:
+            with fixed_location(SourceLoc("pdg.rl.GRPOTrainer", 0)):
+                self.program = build_grpo(
+                    self.config,
+                    algorithm,
+                    self.rewards,
+                    eos=self.eos,
+                    prompt_width=self.data.prompt_width,
+                    max_new_tokens=a.max_completion_length,
+                    optimizer=optimizer,
+                    clip_norm=a.max_grad_norm or None,
+                    microbatch=microbatch,
+                    loss_type=a.loss_type,
+                    keyed_reward=True,
+                )
+        except ProgramError as e:
+            raise TrainerConfigError(
+                f"GRPOTrainer: {e.message}",
+                e.hint
+                or f"the longest prompt has {self.data.prompt_width} tokens and completions up "
+                f"to max_completion_length={a.max_completion_length}",
+            ) from None
+        cache = Path(a.pdg_cache) if a.pdg_cache else _default_cache()
+        RunLog.message(f"pdg: GRPO program: compiled once, then loaded from {cache}...")
+        work = Path(tempfile.mkdtemp(prefix="pdg-grpo-trainer-"))
+        built = build_artifact(self.program.program, "grpo_trainer", work, cache)
+        RunLog.message(
+            "pdg: GRPO program "
+            + ("loaded from the cache" if built.cached else f"compiled in {built.seconds:.1f} s")
+        )
+        self.run_program = load(built.path)
+
+    def train(self, resume_from_checkpoint=None) -> TrainOutput:
+        """Trains for the config's steps; `resume_from_checkpoint`: a
+        checkpoint directory, or True for output_dir's latest."""
+        a = self.args
+        if resume_from_checkpoint:
+            where = (
+                latest_checkpoint(a.output_dir)
+                if resume_from_checkpoint is True
+                else Path(resume_from_checkpoint)
+            )
+            real = np.float64 if a.pdg_dtype == "f64" else np.float32
+            saved = load_checkpoint(where, real)
+            if saved.seed != a.seed:
+                raise TrainerConfigError(
+                    f"{where} was saved by a run with seed {saved.seed}, this one has {a.seed}",
+                    "resume with the same GRPOConfig",
+                )
+            self.weights, self.optimizer_state = saved.weights, saved.optimizer
+            self.global_step = saved.step
+        self.rewards.state.max_steps = self.total_steps
+        log = RunLog(a, self.total_steps, self.global_step)
+        losses = []
+        try:
+            while self.global_step < self.total_steps:
+                losses += self._call(log)
+        finally:
+            log.close()
+        mean_loss = float(np.mean(losses)) if losses else float("nan")
+        return TrainOutput(self.global_step, mean_loss, {"train_loss": mean_loss})
+
+    def _call(self, log: RunLog) -> list[float]:
+        """One call of the program: up to pdg_steps_per_call steps, ending
+        at the next checkpoint or the last step."""
+        from pdg.runtime.cpu import UdfError
+
+        a, start = self.args, self.global_step
+        count = min(
+            a.pdg_steps_per_call, self.total_steps - start, a.save_steps - start % a.save_steps
+        )
+        steps = list(range(start, start + count))
+        rows = [self.data.indices(s, a.prompts_per_step) for s in steps]
+        keys = self.rewards.plan(steps, rows)
+        prompts = [[self.data.ids[r] for r in batch] for batch in rows]
+        inputs = self.program.inputs(
+            self.weights,
+            self.reference,
+            prompts,
+            seed=a.seed * 1_000_003 + start,
+            state=self.optimizer_state,
+            start_step=start,
+            keys=keys,
+        )
+        self.rewards.state.global_step = start
+        began = time.perf_counter()
+        try:
+            out = self.run_program.run(
+                inputs, self.program.symbols(inputs), udfs=self.program.udfs
+            ).outputs
+        except UdfError as e:
+            if isinstance(e.__cause__, TrainerConfigError):
+                raise e.__cause__ from None
+            raise
+        seconds = (time.perf_counter() - began) / count
+        self.weights, self.optimizer_state = self.program.training.final_state(out)
+        losses, kls = np.asarray(out["loss"]), np.asarray(out["kl"])
+        for k, step in enumerate(steps):
+            samples = self.rewards.take(step)
+            metrics = self._metrics(step, samples, float(losses[k]), float(kls[k]), seconds)
+            log.step(step, metrics, samples)
+        self.global_step = start + count
+        if self.global_step % a.save_steps == 0 or self.global_step == self.total_steps:
+            self._save_checkpoint()
+        return [float(x) for x in losses]
+
+    def _metrics(self, step: int, samples, loss: float, kl: float, seconds: float) -> dict:
+        """TRL's metrics of one step (see the module docs/rl.md)."""
+        a = self.args
+        rewards = np.array([s.reward for s in samples])
+        by_prompt: dict[int, list[float]] = {}
+        for s in samples:
+            by_prompt.setdefault(s.key, []).append(s.reward)
+        stds = [np.std(v, ddof=1) for v in by_prompt.values()]
+        lengths = np.array([s.length for s in samples], np.float64)
+        clipped = np.array([s.clipped for s in samples])
+        ended = lengths[~clipped]
+        out = {
+            "loss": loss,
+            "reward": float(rewards.mean()),
+            "reward_std": float(np.mean(stds)),
+            "frac_reward_zero_std": float(np.mean([sd == 0 for sd in stds])),
+        }
+        per_function = np.array([s.rewards for s in samples])
+        for j, name in enumerate(self.rewards.names):
+            column = per_function[:, j]
+            known = column[~np.isnan(column)]
+            out[f"rewards/{name}/mean"] = float(known.mean()) if known.size else float("nan")
+            out[f"rewards/{name}/std"] = float(known.std(ddof=1)) if known.size > 1 else 0.0
+        out.update(
+            {
+                "kl": kl,
+                "completions/mean_length": float(lengths.mean()),
+                "completions/min_length": float(lengths.min()),
+                "completions/max_length": float(lengths.max()),
+                "completions/clipped_ratio": float(clipped.mean()),
+                "completions/mean_terminated_length": float(ended.mean()) if ended.size else 0.0,
+                # One update per batch: the ratio to the sampling policy is
+                # exactly 1, so nothing is clipped (as TRL with num_iterations=1).
+                "clip_ratio/low_mean": 0.0,
+                "clip_ratio/high_mean": 0.0,
+                "clip_ratio/region_mean": 0.0,
+                # As transformers logs it: after the scheduler's step, the
+                # rate of the next step.
+                "learning_rate": a.learning_rate_at(step + 1, self.total_steps),
+                "epoch": (step + 1) * a.prompts_per_step / len(self.data),
+                "step_seconds": seconds,
+            }
+        )
+        return out
+
+    def _save_checkpoint(self) -> Path:
+        return save_checkpoint(
+            self.args.output_dir,
+            self.global_step,
+            self.weights,
+            self.optimizer_state,
+            self.model.source,
+            self.args.seed,
+        )
+
+    def save_model(self, output_dir=None) -> Path:
+        """The policy as a Hugging Face directory (default output_dir):
+        config.json, model.safetensors and the tokenizer's files."""
+        from pdg import models
+
+        target = Path(output_dir or self.args.output_dir)
+        target.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target))
+        models.save(staging / "model", self.weights, self.model.source)
+        for f in (staging / "model").iterdir():
+            f.replace(target / f.name)
+        (staging / "model").rmdir()
+        staging.rmdir()
+        return target
+
+
+@dataclasses.dataclass
+class _Policy:
+    name: str
+    config: object  # DecoderConfig
+    weights: dict
+    tokenizer: object
+    eos: tuple
+    source: object  # what models.save takes: the loaded Model, or the config
+
+
+def _load_model(model, tokenizer) -> _Policy:
+    from pdg import models
+    from pdg.nn import DecoderConfig
+
+    if isinstance(model, (str, Path)):
+        model = models.load(model)
+    if isinstance(model, models.Model):
+        return _Policy(
+            model.directory.name, model.config, model.weights, model.tokenizer, model.eos, model
+        )
+    if (
+        isinstance(model, tuple)
+        and len(model) == 2
+        and isinstance(model[0], DecoderConfig)
+        and isinstance(model[1], dict)
+    ):
+        if tokenizer is None:
+            raise TrainerConfigError(
+                "a pdg model (config, weights) needs processing_class=<its tokenizer>"
+            )
+        return _Policy("model", model[0], model[1], tokenizer, (), model[0])
+    raise TrainerConfigError(
+        f"model must be a Hugging Face directory, a pdg.models.Model or (DecoderConfig, "
+        f"weights), got {type(model).__name__}"
+    )
+
+
+def _stop_ids(tokenizer) -> tuple[int, ...]:
+    from .trainer import stop_ids
+
+    try:
+        return stop_ids(tokenizer)
+    except ValueError as e:
+        raise TrainerConfigError(str(e)) from None
+
+
+def _default_cache() -> Path:
+    from pdg.cli.generate import default_cache
+
+    return default_cache()

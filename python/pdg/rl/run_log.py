@@ -1,0 +1,99 @@
+"""What a TRL-style run reports: a tqdm progress bar with its ETA,
+TensorBoard event files under TRL's metric names (as transformers writes
+them, "train/<name>", each the mean over the last `logging_steps` steps),
+a JSONL line per step (output_dir/log.jsonl) and, every `logging_steps`,
+a table of sample completions (TensorBoard text "train/completions" and
+output_dir/completions.jsonl)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from .errors import TrainerConfigError
+
+
+class RunLog:
+    def __init__(self, config, total_steps: int, start_step: int):
+        self.config, self.total = config, total_steps
+        self.out = Path(config.output_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.window: dict[str, list[float]] = defaultdict(list)
+        self.writer = None
+        if "tensorboard" in config.report_targets():
+            try:
+                from tensorboardX import SummaryWriter
+            except ImportError:
+                raise TrainerConfigError(
+                    "report_to='tensorboard' needs tensorboardX",
+                    "pip install 'pdg[train]'",
+                ) from None
+            self.writer = SummaryWriter(str(config.logging_dir or self.out / "runs"))
+        self.bar = _progress(total_steps, start_step, config.disable_tqdm)
+
+    def step(self, step: int, metrics: dict[str, float], samples) -> None:
+        """Step `step` (from 0) is done with `metrics` and its samples."""
+        done = step + 1
+        with open(self.out / "log.jsonl", "a") as f:
+            f.write(json.dumps({"step": done, **metrics}) + "\n")
+        for name, value in metrics.items():
+            self.window[name].append(value)
+        if done % self.config.logging_steps == 0 or done == self.total:
+            self._flush(done, samples)
+        if self.bar is not None:
+            self.bar.set_postfix(reward=f"{metrics['reward']:.3f}", kl=f"{metrics['kl']:.4f}")
+            self.bar.update(1)
+
+    def _flush(self, done: int, samples) -> None:
+        means = {k: sum(v) / len(v) for k, v in self.window.items()}
+        self.window.clear()
+        if self.writer is not None:
+            for name, value in means.items():
+                self.writer.add_scalar(f"train/{name}", value, done)
+        if self.config.log_completions and samples:
+            count = self.config.num_completions_to_print or len(samples)
+            shown = samples[:count]
+            with open(self.out / "completions.jsonl", "a") as f:
+                for s in shown:
+                    line = {"step": done, "prompt": s.prompt, "completion": s.completion}
+                    f.write(json.dumps({**line, "reward": s.reward}) + "\n")
+            if self.writer is not None:
+                self.writer.add_text("train/completions", _table(shown), done)
+        if self.writer is not None:
+            self.writer.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        if self.writer is not None:
+            self.writer.close()
+
+    @staticmethod
+    def message(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+
+def _progress(total: int, start: int, disabled: bool):
+    if disabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        raise TrainerConfigError(
+            "the progress bar needs tqdm", "pip install 'pdg[train]' (or disable_tqdm=True)"
+        ) from None
+    return tqdm(total=total, initial=start, desc="GRPO", unit="step", dynamic_ncols=True)
+
+
+def _table(samples) -> str:
+    """A markdown table (TensorBoard renders it) of prompt, completion, reward."""
+
+    def cell(value) -> str:
+        text = value if isinstance(value, str) else json.dumps(value)
+        return text.replace("|", "\\|").replace("\n", "<br>")
+
+    lines = ["| prompt | completion | reward |", "| --- | --- | --- |"]
+    lines += [f"| {cell(s.prompt)} | {cell(s.completion)} | {s.reward:.4g} |" for s in samples]
+    return "\n".join(lines)

@@ -1,0 +1,367 @@
+"""rl.GRPOTrainer, TRL's interface: a TRL GRPO script runs with only its
+import line changed (on a tiny random Llama checkpoint made here with
+transformers), writes TensorBoard events under TRL's metric names and
+checkpoints transformers loads, and a run resumed from a checkpoint ends
+bit for bit where the uninterrupted run ended. The config, the data order
+and the reward functions' calling convention are checked on their own,
+without compiling."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import struct
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("datasets")
+pytest.importorskip("tensorboardX")
+
+from models import checkpoints  # noqa: E402
+from pdg import models, rl  # noqa: E402
+from pdg.rl.data import PromptData  # noqa: E402
+from pdg.rl.rewards import RewardFunctions  # noqa: E402
+
+# A GRPO script as written for TRL (its import line is the only change the
+# test makes). The reward reads the dataset's `answer` column.
+TRL_SCRIPT = """\
+import sys
+
+from datasets import Dataset
+from trl import GRPOConfig, GRPOTrainer
+
+model_dir, output_dir = sys.argv[1], sys.argv[2]
+resume = sys.argv[3] if len(sys.argv) > 3 else None
+
+dataset = Dataset.from_list(
+    [{"prompt": f"{a}+{b}=", "answer": str(a + b)} for a in range(4) for b in range(3)]
+)
+
+
+def correct_answer(completions, answer, **kwargs):
+    return [1.0 if c.strip().startswith(a) else 0.0 for c, a in zip(completions, answer)]
+
+
+def brevity(completions, completion_ids, **kwargs):
+    return [-0.1 * len(ids) for ids in completion_ids]
+
+
+args = GRPOConfig(
+    output_dir=output_dir,
+    max_steps=3,
+    per_device_train_batch_size=8,
+    num_generations=4,
+    max_completion_length=6,
+    learning_rate=1e-3,
+    beta=0.04,
+    loss_type="grpo",
+    reward_weights=[1.0, 0.5],
+    logging_steps=1,
+    save_steps=2,
+    report_to="tensorboard",
+    log_completions=True,
+    seed=7,
+)
+trainer = GRPOTrainer(
+    model=model_dir,
+    reward_funcs=[correct_answer, brevity],
+    args=args,
+    train_dataset=dataset,
+)
+trainer.train(resume_from_checkpoint=resume)
+"""
+
+TRL_METRICS = (
+    "loss",
+    "reward",
+    "reward_std",
+    "rewards/correct_answer/mean",
+    "rewards/brevity/mean",
+    "kl",
+    "completions/mean_length",
+    "completions/clipped_ratio",
+    "clip_ratio/region_mean",
+    "learning_rate",
+)
+
+
+def pdg_script() -> str:
+    script = TRL_SCRIPT.replace(
+        "from trl import GRPOConfig, GRPOTrainer", "from pdg.rl import GRPOConfig, GRPOTrainer"
+    )
+    changed = [
+        (a, b) for a, b in zip(TRL_SCRIPT.splitlines(), script.splitlines(), strict=True) if a != b
+    ]
+    assert len(changed) == 1, changed
+    return script
+
+
+def run_script(path: Path, *argv) -> dict:
+    saved = sys.argv
+    sys.argv = [str(path), *map(str, argv)]
+    try:
+        return runpy.run_path(str(path), run_name="__main__")
+    finally:
+        sys.argv = saved
+
+
+@contextmanager
+def compiled_once(root: Path):
+    """The artifact cache of these runs (they share one program): the
+    user's $PDG_CACHE when set, else the tests' own."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("PDG_CACHE", os.environ.get("PDG_CACHE") or str(root / "cache"))
+        yield
+
+
+@pytest.fixture(scope="module")
+def trl_run(tmp_path_factory):
+    """The script run straight through its 3 steps (checkpoints at 2 and 3)."""
+    root = tmp_path_factory.mktemp("grpo-trainer")
+    checkpoints.build("llama", root / "llama")
+    script = root / "train_grpo.py"
+    script.write_text(pdg_script())
+    with compiled_once(root):
+        run = run_script(script, root / "llama", root / "out")
+    return root, script, run
+
+
+def event_tags(directory: Path) -> dict[str, list[int]]:
+    """tag -> the steps it was written at, from TensorBoard event files
+    (TFRecord framing: length, its CRC, the Event proto, its CRC)."""
+    from tensorboardX.proto import event_pb2
+
+    tags: dict[str, list[int]] = {}
+    files = sorted(directory.rglob("events.out.tfevents.*"))
+    assert files, f"no event files under {directory}"
+    for file in files:
+        data = file.read_bytes()
+        at = 0
+        while at < len(data):
+            (length,) = struct.unpack("<Q", data[at : at + 8])
+            event = event_pb2.Event.FromString(data[at + 12 : at + 12 + length])
+            at += 12 + length + 4
+            for value in event.summary.value:
+                tags.setdefault(value.tag, []).append(event.step)
+    return tags
+
+
+def test_trl_script_runs_with_only_the_import_changed(trl_run):
+    root, _, run = trl_run
+    out = root / "out"
+    trainer = run["trainer"]
+    assert trainer.global_step == 3
+    tags = event_tags(out / "runs")
+    for name in TRL_METRICS:
+        assert tags.get(f"train/{name}") == [1, 2, 3], (name, sorted(tags))
+    assert "train/completions/text_summary" in tags  # the table of samples
+    lines = (out / "log.jsonl").read_text().splitlines()
+    assert len(lines) == 3
+    assert (out / "completions.jsonl").stat().st_size > 0
+
+
+def test_checkpoints_load_in_transformers(trl_run):
+    import torch
+    import transformers
+
+    root, _, run = trl_run
+    trainer = run["trainer"]
+    final = root / "out" / "checkpoint-3"
+    assert (root / "out" / "checkpoint-2").is_dir()
+    hf = transformers.AutoModelForCausalLM.from_pretrained(final, dtype=torch.float32)
+    start = transformers.AutoModelForCausalLM.from_pretrained(root / "llama", dtype=torch.float32)
+    trained = dict(hf.named_parameters())
+    moved = [n for n, p in start.named_parameters() if not torch.equal(p, trained[n])]
+    assert moved, "the checkpoint holds the starting weights"
+    # transformers reads the very weights the trainer ended with.
+    saved = models.load(final).weights
+    for path, value in trainer.weights.items():
+        np.testing.assert_array_equal(saved[path], value, err_msg=path)
+    ids = torch.tensor([[0, 17, 30, 5]])
+    assert torch.isfinite(hf(ids).logits).all()
+
+
+def assert_same_checkpoint(got: Path, want: Path) -> None:
+    """The same tensors, bit for bit, and metadata (safetensors writes the
+    metadata's keys in no fixed order, so the files' bytes may differ)."""
+    from safetensors import safe_open
+
+    for name in ("model.safetensors", "trainer_state.safetensors"):
+        with safe_open(got / name, "numpy") as a, safe_open(want / name, "numpy") as b:
+            assert a.metadata() == b.metadata(), name
+            assert sorted(a.keys()) == sorted(b.keys()), name
+            for key in b.keys():
+                x, y = a.get_tensor(key), b.get_tensor(key)
+                assert x.dtype == y.dtype and x.tobytes() == y.tobytes(), (name, key)
+
+
+def test_resume_equals_straight_through(trl_run):
+    root, script, run = trl_run
+    with compiled_once(root):
+        resumed = run_script(
+            script, root / "llama", root / "resumed", root / "out" / "checkpoint-2"
+        )
+    assert resumed["trainer"].global_step == 3
+    assert_same_checkpoint(root / "resumed" / "checkpoint-3", root / "out" / "checkpoint-3")
+    # and the logged step 3 alike
+    last = (root / "out" / "log.jsonl").read_text().splitlines()[-1]
+    again = (root / "resumed" / "log.jsonl").read_text().splitlines()[-1]
+    a, b = json.loads(last), json.loads(again)
+    a.pop("step_seconds"), b.pop("step_seconds")
+    assert a == b
+
+
+# --- without compiling -------------------------------------------------------
+
+
+def test_config_takes_trl_names_and_refuses_what_it_cannot_do():
+    config = rl.GRPOConfig(per_device_train_batch_size=16, num_generations=4)
+    assert config.prompts_per_step == 4
+    assert (config.beta, config.epsilon, config.loss_type, config.seed) == (0.0, 0.2, "dapo", 42)
+    bad = [
+        dict(per_device_train_batch_size=6, num_generations=4),
+        dict(loss_type="gspo"),
+        dict(report_to="wandb"),
+        dict(scale_rewards="batch"),
+        dict(lr_scheduler_type="cosine"),
+        dict(num_generations=1, per_device_train_batch_size=1),
+    ]
+    for fields in bad:
+        with pytest.raises(rl.TrainerConfigError) as e:
+            rl.GRPOConfig(**fields)
+        assert "GRPOConfig" in str(e.value)
+
+
+def test_learning_rate_schedule_is_transformers():
+    torch = pytest.importorskip("torch")
+    import transformers
+
+    for kind, warmup in (("linear", 0), ("linear", 3), ("constant_with_warmup", 2)):
+        config = rl.GRPOConfig(
+            learning_rate=0.5, lr_scheduler_type=kind, warmup_steps=warmup, max_steps=10
+        )
+        opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.5)
+        sched = transformers.get_scheduler(kind, opt, warmup, 10)
+        for step in range(10):
+            assert config.learning_rate_at(step, 10) == pytest.approx(sched.get_last_lr()[0])
+            opt.step()
+            sched.step()
+
+
+class Letters:
+    """One token per character; 0 is EOS."""
+
+    eos = 0
+
+    def encode(self, text, add_special_tokens=True):
+        return [ord(c) for c in text]
+
+    def decode(self, ids):
+        return "".join(chr(i) for i in ids if i)
+
+    def apply_chat_template(self, messages, add_generation_prompt=False):
+        return "".join(f"<{m['role']}>{m['content']}" for m in messages) + "<assistant>"
+
+
+def test_data_order_is_a_function_of_seed_and_step():
+    rows = [{"prompt": f"p{k}", "answer": k} for k in range(10)]
+    data = PromptData(rows, Letters(), shuffle=True, seed=3)
+    first = [data.indices(s, 4) for s in range(5)]  # 20 prompts: two epochs
+    assert first == [PromptData(rows, Letters(), True, 3).indices(s, 4) for s in range(5)]
+    epoch = sum(first, [])[:10]
+    assert sorted(epoch) == list(range(10)) and epoch != list(range(10))
+    assert PromptData(rows, Letters(), shuffle=False, seed=3).indices(1, 4) == [4, 5, 6, 7]
+    with pytest.raises(rl.TrainerConfigError, match="no 'prompt' column"):
+        PromptData([{"question": "x"}], Letters(), True, 0)
+
+
+def test_reward_functions_get_trl_arguments_and_combine_with_weights():
+    rows = [
+        {"prompt": [{"role": "user", "content": "1+1"}], "answer": "2"},
+        {"prompt": [{"role": "user", "content": "2+2"}], "answer": "4"},
+    ]
+    tok = Letters()
+    data = PromptData(rows, tok, shuffle=False, seed=0)
+    assert tok.decode(data.ids[0]) == "<user>1+1<assistant>"
+    seen = {}
+
+    def exact(prompts, completions, completion_ids, answer, **kwargs):
+        seen.update(prompts=prompts, completions=completions, ids=completion_ids, answer=answer)
+        return [
+            1.0 if c[0]["content"] == a else 0.0 for c, a in zip(completions, answer, strict=True)
+        ]
+
+    def only_first(completions, **kwargs):
+        return [0.5, None, None]
+
+    rewards = RewardFunctions([exact, only_first], [2.0, 1.0], data, tok, eos=[0])
+    keys = rewards.plan([5], [[0, 1]])  # step 5 reads rows 0 and 1
+    done = [[ord("2"), 0], [ord("3")], [ord("4"), 0]]
+    total = rewards(keys[0] + [keys[0][1]], [data.ids[0]] * 3, done)
+    assert total == [2.5, 0.0, 2.0]
+    assert seen["answer"] == ["2", "4", "4"]
+    assert seen["completions"][0] == [{"role": "assistant", "content": "2"}]
+    assert seen["ids"] == [[50, 0], [51], [52, 0]]
+    samples = rewards.take(5)
+    assert [s.clipped for s in samples] == [False, True, False]
+    assert np.isnan(samples[1].rewards[1])
+
+    def wrong(completions, **kwargs):
+        return [1.0]
+
+    bad = RewardFunctions([wrong], None, data, tok, eos=[0])
+    keys = bad.plan([0], [[0, 1]])
+    with pytest.raises(rl.TrainerConfigError, match="'wrong' returned 1 values for 2"):
+        bad(keys[0], [data.ids[0]] * 2, done[:2])
+
+
+def test_pdg_train_runs_the_same_from_a_config_file(trl_run, capsys):
+    """`pdg train CONFIG.yaml` with the script's model, rows, rewards and
+    arguments ends with the script's checkpoint, byte for byte."""
+    from pdg.cli.main import main
+
+    root, _, run = trl_run
+    work = root / "cli"
+    work.mkdir()
+    rows = [{"prompt": f"{a}+{b}=", "answer": str(a + b)} for a in range(4) for b in range(3)]
+    (work / "rows.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (work / "rewards.py").write_text(
+        TRL_SCRIPT[TRL_SCRIPT.index("def correct_answer") : TRL_SCRIPT.index("args = ")]
+    )
+    args = {
+        "output_dir": "out",
+        "max_steps": 3,
+        "per_device_train_batch_size": 8,
+        "num_generations": 4,
+        "max_completion_length": 6,
+        "learning_rate": 1e-3,
+        "beta": 0.04,
+        "loss_type": "grpo",
+        "reward_weights": [1.0, 0.5],
+        "logging_steps": 1,
+        "save_steps": 2,
+        "report_to": "tensorboard",
+        "log_completions": True,
+        "seed": 7,
+    }
+    config = {
+        "model": str(root / "llama"),
+        "train_dataset": "rows.jsonl",
+        "reward_funcs": ["rewards.py:correct_answer", "rewards.py:brevity"],
+        "args": args,
+    }
+    (work / "train.yaml").write_text(json.dumps(config))  # JSON is YAML
+    with compiled_once(root):
+        assert main(["train", str(work / "train.yaml")]) == 0
+    assert_same_checkpoint(work / "out" / "checkpoint-3", root / "out" / "checkpoint-3")
+    capsys.readouterr()
+    (work / "bad.yaml").write_text(json.dumps({**config, "args": {**args, "epochs": 2}}))
+    assert main(["train", str(work / "bad.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "args: epochs is not a GRPOConfig field" in err and "Traceback" not in err

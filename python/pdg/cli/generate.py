@@ -16,7 +16,6 @@ included when it ended the completion), "text", "finish_reason"}.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 import time
@@ -27,13 +26,7 @@ from pathlib import Path
 import click
 
 from pdg.cli.common import UserError
-
-
-def default_cache() -> Path:
-    if os.environ.get("PDG_CACHE"):
-        return Path(os.environ["PDG_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "pdg"
+from pdg.lowering.cache import default_cache
 
 
 def _token_ids(text: str) -> list[int]:

@@ -106,3 +106,12 @@ def _compiler_files() -> str:
         h.update(str(openblas()).encode())
         _FINGERPRINT.append(h.hexdigest())
     return _FINGERPRINT[0]
+
+
+def default_cache() -> Path:
+    """Where compiled artifacts are cached unless told otherwise:
+    $PDG_CACHE, else $XDG_CACHE_HOME/pdg, else ~/.cache/pdg."""
+    if os.environ.get("PDG_CACHE"):
+        return Path(os.environ["PDG_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "pdg"

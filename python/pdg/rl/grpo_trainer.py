@@ -353,6 +353,6 @@ def _stop_ids(tokenizer) -> tuple[int, ...]:
 
 
 def _default_cache() -> Path:
-    from pdg.cli.generate import default_cache
+    from pdg.lowering.cache import default_cache
 
     return default_cache()

@@ -11,8 +11,6 @@ optimizes together. The programs (pdg.programs) use them; the trainers that
 compile and run those programs are pdg.rl's.
 """
 
-from pdg.losses import RLOOConfig, leave_one_out_advantages, rloo_token_loss
-
 from .dpo import DPOConfig, dpo_pair_loss
 from .grpo import (
     GRPOAlgorithm,
@@ -22,6 +20,7 @@ from .grpo import (
     row_advantages,
 )
 from .ppo import PPOConfig, gae, ppo_token_loss
+from .rloo import RLOOConfig, leave_one_out_advantages, rloo_token_loss
 
 __all__ = [
     "DPOConfig",

@@ -4,7 +4,7 @@ The lowering modules take their pipelines from here and nowhere else.
 (pipeline.py, beside this file, is the runner for pipelines that mix
 Python passes in.)
 
-1. OPTIMIZE     the whole graph, pdg -> pdg, then its storage plan and
+1. optimize()   the whole graph, pdg -> pdg, then its storage plan and
                 schedule (Python isl passes): run by pipeline.run_pipeline
 2. OUTLINE      pdg-lower-to-loops' first step: node bodies become funcs
 3. BUFFERIZE    the wrapped bodies, tensors -> memrefs

@@ -10,14 +10,14 @@ from decode_programs import small_decode
 from pdg.analysis.graph import read_graph
 from pdg.analysis.memory import peak, report_lines, stores_of
 from pdg.ir import make_context, parse_text
-from pdg.lowering.artifact import OPTIMIZE
 from pdg.passes.pipeline import parse_pipeline, run_pipeline
+from pdg.passes.pipelines import optimize
 from pdg.runtime.formula import evaluate
 
 
 def _planned(text: str, vectorize: bool):
     module = parse_text(text, "decode", make_context())
-    pipeline = OPTIMIZE.format(vectorize="pdg-vectorize{dim=b}," if vectorize else "")
+    pipeline = optimize("b" if vectorize else None)
     assert run_pipeline(module, parse_pipeline(pipeline)) == []
     graph = read_graph(next(op for op in module.body.operations if op.name == "pdg.graph"))
     return module, graph, stores_of(graph)

@@ -44,7 +44,7 @@ def test_01_erf_compiles_and_matches_the_interpreter(dtype, tmp_path):
 
 
 def test_02_a_failing_tool_is_a_compile_error_naming_tool_and_step(tmp_path, monkeypatch):
-    def failing_run(args, what):
+    def failing_run(args, what, *timings):
         raise ToolchainError(f"{what} failed:\nerror: no such intrinsic")
 
     monkeypatch.setattr(native, "_run", failing_run)

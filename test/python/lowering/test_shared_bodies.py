@@ -16,9 +16,10 @@ import pdg.runtime
 import pytest
 from decode_programs import small_decode
 from pdg.ir import make_context, parse_text
-from pdg.lowering.artifact import OPTIMIZE, compile_module
+from pdg.lowering.artifact import compile_module
 from pdg.lowering.lower import lower_to_loops
 from pdg.passes.pipeline import parse_pipeline, run_pipeline
+from pdg.passes.pipelines import optimize
 from pdg.runtime import RunError
 
 from .test_compiled_decode import BATCHES, EOS, check_against_interpreter
@@ -27,7 +28,7 @@ from .test_compiled_decode import BATCHES, EOS, check_against_interpreter
 def _lowered(layers: int, pattern: str) -> str:
     decode = small_decode(pattern, layers=layers, vocab=16, d_model=8, max_len=24, eos=EOS)
     module = parse_text(str(decode.program.build()), "decode", make_context())
-    assert run_pipeline(module, parse_pipeline(OPTIMIZE.format(vectorize=""))) == []
+    assert run_pipeline(module, parse_pipeline(optimize())) == []
     lower_to_loops(module)
     return str(module)
 

@@ -59,7 +59,7 @@ import numpy as np
 import pdg.frontend as pf
 from pdg import autodiff, losses, optim
 from pdg.frontend.dtypes import numpy_dtype
-from pdg.nn import GPT, DecoderConfig
+from pdg.nn import GPT, DecoderConfig, LoraSpec
 
 from .sequences import check_positions, eos_ids, is_eos
 
@@ -83,7 +83,7 @@ LOSS_TYPES = ("grpo", "dapo", "bnpo", "dr_grpo")
 class GRPOProgram:
     program: pf.Program
     policy: GPT
-    reference: GPT
+    reference: GPT | None  # None with LoRA: the policy without its adapters
     prompt_width: int
     udfs: dict  # the host callbacks a run needs, by name
     group: int  # completions per prompt
@@ -97,7 +97,7 @@ class GRPOProgram:
     def inputs(
         self,
         weights: dict,
-        reference_weights: dict,
+        reference_weights: dict | None,
         prompts: Sequence[Sequence[Sequence[int]]],
         seed: int,
         state: dict | None = None,
@@ -107,7 +107,8 @@ class GRPOProgram:
         """Program inputs: `prompts[i][p]` the token ids of prompt p at
         iteration i (one iteration without an optimizer), the policy's
         weights (and optimizer `state`, `start_step` when training) and the
-        reference's, by path. `keys[i][p]`: an integer the keyed reward
+        reference's, by path (None with LoRA: `weights` holds the base
+        model and the adapters). `keys[i][p]`: an integer the keyed reward
         receives with each completion of that prompt (keyed programs only)."""
         iterations = len(prompts)
         if iterations == 0 or not prompts[0]:
@@ -153,10 +154,17 @@ class GRPOProgram:
         else:  # the program's dims: [p, i]
             padded, lengths = np.swapaxes(padded, 0, 1), np.swapaxes(lengths, 0, 1)
             key_of = np.swapaxes(key_of, 0, 1)
-            inputs = self.training.initial_inputs(weights, state, start_step=start_step)
-        inputs.update(
-            self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
-        )
+            # The frozen weights (LoRA's base), then the trained ones.
+            inputs = self.policy.inputs_from(weights) if self.reference is None else {}
+            inputs.update(self.training.initial_inputs(weights, state, start_step=start_step))
+        if self.reference is not None:
+            inputs.update(
+                self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
+            )
+        elif reference_weights is not None:
+            raise ValueError(
+                "with LoRA the reference is the base model: give reference_weights=None"
+            )
         inputs.update(prompt=padded, prompt_len=lengths, seed=np.asarray(seed, np.int64))
         if self.keyed:
             inputs["prompt_key"] = key_of
@@ -230,13 +238,16 @@ def build_grpo(
     microbatch: int = 1,
     loss_type: str = "grpo",
     keyed_reward: bool = False,
+    lora: LoraSpec | None = None,
 ) -> GRPOProgram:
     """`eos`: the id, or ids, that end a completion. `layout`: "group" (the
     default) steps the completions of `microbatch` prompts together, as the
     rows of one point; "completion" gives each completion its own point
     over a dim g (see the module's docstring). `loss_type`: see LOSS_TYPES.
     `keyed_reward`: `reward` is a KeyedRewardFn, called once per point with
-    every completion of the point and its prompt's key (an input)."""
+    every completion of the point and its prompt's key (an input).
+    `lora`: only the adapters it adds to the policy train; the reference is
+    the policy without them (one set of base weights, no `ref.*` inputs)."""
     if not isinstance(grpo, losses.GRPOAlgorithm):
         raise pf.ProgramError("build_grpo() needs an losses.GRPOAlgorithm")
     if not callable(reward):
@@ -285,10 +296,11 @@ def build_grpo(
         return spread.reshape(*rows)
 
     seed = prog.input("seed", (), "i64")
-    reference = GPT(prog, config, path="ref")  # fixed: program inputs
+    # The reference is fixed (program inputs); with LoRA it is the base model.
+    reference = GPT(prog, config, path="ref") if lora is None else None
     if i is not None:
         prog.iterate_parameters(i)
-    policy = GPT(prog, config)
+    policy = GPT(prog, config, lora=lora)
 
     # Generation. Positions are per sequence: a value over t alone would
     # run once for all sequences, outside the loop over i that they end in.
@@ -335,7 +347,11 @@ def build_grpo(
     # The sampled tokens' log-probs from the logits that chose them (the
     # gradient flows through these), and the reference's, step by step.
     logp = logp_of(logits).named("logp")
-    ref_logp = logp_of(reference(tok, pos, t)).named("ref_logp")
+    if reference is None:
+        with policy.without_adapters():
+            ref_logp = logp_of(policy(tok, pos, t)).named("ref_logp")
+    else:
+        ref_logp = logp_of(reference(tok, pos, t)).named("ref_logp")
 
     # Rewards on each finished completion, group-normalized advantages.
     real_type = np.dtype(numpy_dtype(real)).type
@@ -381,7 +397,7 @@ def build_grpo(
     for name, value in (("loss", loss), ("kl", kl), ("reward", rewards), ("length", length)):
         prog.output(name, value)
 
-    params = policy.parameters()
+    params = policy.trainable_parameters()
     built = GRPOProgram(
         prog,
         policy,

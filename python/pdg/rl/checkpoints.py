@@ -7,7 +7,9 @@ format. The data order and the sampling seed of every step are functions
 of (seed, step), so these are the whole random state: a run resumed from
 a checkpoint computes what the uninterrupted run computed, bit for bit.
 Weights not in float32 (pdg_dtype="f64") are also kept exactly there
-("weight/<path>"), since the Hugging Face copy is float32.
+("weight/<path>"), since the Hugging Face copy is float32. A LoRA run's
+Hugging Face copy is the merged model; its adapters are kept there
+("weight/<path>.lora_a", ...), and the metadata's "lora" names its setup.
 
 A checkpoint is written into a temporary directory beside its place and
 renamed there when complete: a run stopped while saving leaves no half
@@ -38,11 +40,16 @@ class Checkpoint:
     optimizer: dict[str, dict[str, np.ndarray]]
     step: int
     seed: int
+    lora: str = ""  # the LoRA setup ('' without)
 
 
-def save_checkpoint(output_dir, step: int, weights, optimizer, model, seed: int) -> Path:
+def save_checkpoint(
+    output_dir, step: int, weights, optimizer, model, seed: int, exact=None, lora: str = ""
+) -> Path:
     """output_dir/checkpoint-<step>/ (see the module's docstring); `model`
-    is what models.save takes (a loaded Model or a DecoderConfig)."""
+    is what models.save takes (a loaded Model or a DecoderConfig);
+    `exact`: more weights by path, kept only in the state file (LoRA's
+    adapters); `lora`: the LoRA setup, recorded."""
     from safetensors.numpy import save_file
 
     from pdg import models
@@ -60,7 +67,9 @@ def save_checkpoint(output_dir, step: int, weights, optimizer, model, seed: int)
     for path, value in weights.items():
         if np.asarray(value).dtype != np.float32:
             tensors[f"weight/{path}"] = np.ascontiguousarray(value)
-    metadata = {"format": FORMAT, "step": str(step), "seed": str(seed)}
+    for path, value in (exact or {}).items():
+        tensors[f"weight/{path}"] = np.ascontiguousarray(value)
+    metadata = {"format": FORMAT, "step": str(step), "seed": str(seed), "lora": lora}
     save_file(tensors, str(temporary / STATE_FILE), metadata=metadata)
     (temporary / "trainer_state.json").write_text(
         json.dumps({"global_step": step, "seed": seed}, indent=2) + "\n"
@@ -99,7 +108,8 @@ def load_checkpoint(directory, dtype) -> Checkpoint:
             continue
         path, _, slot = key.rpartition("/")
         optimizer.setdefault(path, {})[slot] = value
-    return Checkpoint(weights, optimizer, int(metadata["step"]), int(metadata["seed"]))
+    step, seed = int(metadata["step"]), int(metadata["seed"])
+    return Checkpoint(weights, optimizer, step, seed, metadata.get("lora", ""))
 
 
 def latest_checkpoint(output_dir) -> Path:

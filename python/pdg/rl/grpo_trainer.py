@@ -65,12 +65,14 @@ class GRPOTrainer:
         """`model`: a Hugging Face model directory (read by pdg.models.load),
         a loaded pdg.models.Model, or a pdg model as (DecoderConfig, weights
         by path) with `processing_class` its tokenizer. `reward_funcs`: a
-        function or a list (see pdg.rl.rewards)."""
+        function or a list (see pdg.rl.rewards). `peft_config`: LoRA (a
+        peft.LoraConfig or pdg.rl.LoraConfig): only the adapters train, the
+        reference is the base model, and checkpoints and save_model() hold
+        the merged model (see pdg.nn.lora)."""
         unsupported = {
             "eval_dataset": eval_dataset,
             "reward_processing_classes": reward_processing_classes,
             "callbacks": callbacks,
-            "peft_config (LoRA)": peft_config,
         }
         for name, value in unsupported.items():
             if value is not None:
@@ -92,6 +94,7 @@ class GRPOTrainer:
         self.config = dataclasses.replace(self.model.config, dtype=self.args.pdg_dtype)
         real = np.float64 if self.args.pdg_dtype == "f64" else np.float32
         self.reference = {k: np.asarray(v, real) for k, v in self.model.weights.items()}
+        self.lora = _lora_spec(peft_config, self.model) if peft_config is not None else None
         self.data = PromptData(
             train_dataset, self.tokenizer, self.args.shuffle_dataset, self.args.seed
         )
@@ -106,6 +109,11 @@ class GRPOTrainer:
         )
         self.total_steps = steps_of(self.args, len(self.data))
         self.weights = dict(self.reference)
+        if self.lora is not None:
+            from pdg.nn.lora import init_adapters
+
+            # The base is the reference: one copy, which never changes.
+            self.weights.update(init_adapters(self.lora, self.reference, self.args.seed, real))
         self.optimizer_state = None
         self.global_step = 0
         self._build()
@@ -143,6 +151,7 @@ class GRPOTrainer:
                     microbatch=microbatch,
                     loss_type=a.loss_type,
                     keyed_reward=True,
+                    lora=self.lora,
                 )
         except ProgramError as e:
             raise TrainerConfigError(
@@ -160,6 +169,17 @@ class GRPOTrainer:
             + ("loaded from the cache" if built.cached else f"compiled in {built.seconds:.1f} s")
         )
         self.run_program = load(built.path)
+        RunLog.message(self._parameter_summary())
+
+    def _parameter_summary(self) -> str:
+        """PEFT's count of trainable parameters."""
+        total = sum(int(np.size(v)) for v in self.weights.values())
+        trained = self.program.training.params
+        count = sum(int(np.size(self.weights[p])) for p in trained)
+        return (
+            f"pdg: trainable params: {count:,} || all params: {total:,} || "
+            f"trainable%: {100 * count / total:.4f}"
+        )
 
     def train(self, resume_from_checkpoint=None) -> TrainOutput:
         """Trains for the config's steps; `resume_from_checkpoint`: a
@@ -178,7 +198,18 @@ class GRPOTrainer:
                     f"{where} was saved by a run with seed {saved.seed}, this one has {a.seed}",
                     "resume with the same GRPOConfig",
                 )
-            self.weights, self.optimizer_state = saved.weights, saved.optimizer
+            if saved.lora != _describe_lora(self.lora):
+                raise TrainerConfigError(
+                    f"{where} was saved with LoRA {saved.lora or 'off'}, this run has "
+                    f"{_describe_lora(self.lora) or 'LoRA off'}",
+                    "resume with the same peft_config",
+                )
+            if self.lora is None:
+                self.weights = saved.weights
+            else:  # the base stays the model's; the adapters are the saved ones
+                self.weights = {**self.reference}
+                self.weights.update({p: saved.weights[p] for p in self.lora.adapter_paths()})
+            self.optimizer_state = saved.optimizer
             self.global_step = saved.step
         self.rewards.state.max_steps = self.total_steps
         log = RunLog(a, self.total_steps, self.global_step)
@@ -206,7 +237,7 @@ class GRPOTrainer:
         prompts = [[self.data.ids[r] for r in batch] for batch in rows]
         inputs = self.program.inputs(
             self.weights,
-            self.reference,
+            self.reference if self.lora is None else None,
             prompts,
             seed=a.seed * 1_000_003 + start,
             state=self.optimizer_state,
@@ -224,7 +255,8 @@ class GRPOTrainer:
                 raise e.__cause__ from None
             raise
         seconds = (time.perf_counter() - began) / count
-        self.weights, self.optimizer_state = self.program.training.final_state(out)
+        trained, self.optimizer_state = self.program.training.final_state(out)
+        self.weights = {**self.weights, **trained}
         losses, kls = np.asarray(out["loss"]), np.asarray(out["kl"])
         for k, step in enumerate(steps):
             samples = self.rewards.take(step)
@@ -281,24 +313,38 @@ class GRPOTrainer:
         return out
 
     def _save_checkpoint(self) -> Path:
+        adapters = (
+            {} if self.lora is None else {p: self.weights[p] for p in self.lora.adapter_paths()}
+        )
         return save_checkpoint(
             self.args.output_dir,
             self.global_step,
-            self.weights,
+            self.merged_weights(),
             self.optimizer_state,
             self.model.source,
             self.args.seed,
+            exact=adapters,
+            lora=_describe_lora(self.lora),
         )
+
+    def merged_weights(self) -> dict:
+        """The policy's weights by path, with LoRA's adapters folded in."""
+        if self.lora is None:
+            return self.weights
+        from pdg.nn.lora import merge
+
+        return merge(self.lora, self.weights)
 
     def save_model(self, output_dir=None) -> Path:
         """The policy as a Hugging Face directory (default output_dir):
-        config.json, model.safetensors and the tokenizer's files."""
+        config.json, model.safetensors and the tokenizer's files (with
+        LoRA, the adapters merged into the base weights)."""
         from pdg import models
 
         target = Path(output_dir or self.args.output_dir)
         target.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target))
-        models.save(staging / "model", self.weights, self.model.source)
+        models.save(staging / "model", self.merged_weights(), self.model.source)
         for f in (staging / "model").iterdir():
             f.replace(target / f.name)
         (staging / "model").rmdir()
@@ -314,6 +360,14 @@ class _Policy:
     tokenizer: object
     eos: tuple
     source: object  # what models.save takes: the loaded Model, or the config
+
+    @property
+    def layout(self) -> str:
+        """The Hugging Face checkpoint layout its weights are saved in."""
+        from pdg.models.config import LAYOUTS, hf_config
+
+        hf = self.source.hf_config if hasattr(self.source, "hf_config") else None
+        return LAYOUTS[hf_config(self.config, hf)["model_type"]]
 
 
 def _load_model(model, tokenizer) -> _Policy:
@@ -340,6 +394,26 @@ def _load_model(model, tokenizer) -> _Policy:
     raise TrainerConfigError(
         f"model must be a Hugging Face directory, a pdg.models.Model or (DecoderConfig, "
         f"weights), got {type(model).__name__}"
+    )
+
+
+def _lora_spec(peft_config, policy: _Policy):
+    from pdg.models import ModelError
+    from pdg.models.lora import lora_spec
+
+    try:
+        return lora_spec(peft_config, policy.config, policy.layout)
+    except ModelError as e:
+        raise TrainerConfigError(f"GRPOTrainer: {e}") from None
+
+
+def _describe_lora(spec) -> str:
+    """What a checkpoint records of the LoRA setup ('' without LoRA), to
+    refuse resuming it with another."""
+    if spec is None:
+        return ""
+    return (
+        f"rank={spec.rank} alpha={spec.alpha} rslora={spec.rslora} targets={','.join(spec.targets)}"
     )
 
 

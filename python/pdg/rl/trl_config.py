@@ -14,7 +14,7 @@ from dataclasses import dataclass, fields
 
 from .errors import TrainerConfigError
 
-REPORT_TO = ("tensorboard", "none")
+REPORT_TO = ("tensorboard", "wandb", "none")
 SCHEDULES = ("linear", "constant", "constant_with_warmup")
 LOSS_TYPES = ("grpo", "dapo", "bnpo", "dr_grpo")
 
@@ -79,11 +79,14 @@ class GRPOConfig:
         return self.per_device_train_batch_size // self.num_generations
 
     def report_targets(self) -> list[str]:
-        """The integrations to log to ("tensorboard"), TRL's spelling in:
-        a name, a list of names, "all" or "none"."""
+        """The integrations to log to ("tensorboard", "wandb"), TRL's
+        spelling in: a name, a list of names, "all" (tensorboard, and wandb
+        where it is installed) or "none"."""
         names = [self.report_to] if isinstance(self.report_to, str) else list(self.report_to)
         if "all" in names:
-            return ["tensorboard"]
+            import importlib.util
+
+            return ["tensorboard"] + (["wandb"] if importlib.util.find_spec("wandb") else [])
         return [n for n in names if n != "none"]
 
     def _check(self) -> None:
@@ -132,7 +135,7 @@ class GRPOConfig:
         need(
             not unknown,
             f"report_to {unknown} is not supported",
-            "use 'tensorboard' or 'none' (a JSONL log is always written)",
+            "use 'tensorboard', 'wandb' or 'none' (a JSONL log is always written)",
         )
         need(self.pdg_steps_per_call >= 1, "pdg_steps_per_call must be at least 1")
         need(self.pdg_dtype in ("f32", "f64"), "pdg_dtype must be 'f32' or 'f64'")

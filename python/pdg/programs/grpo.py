@@ -239,6 +239,7 @@ def build_grpo(
     loss_type: str = "grpo",
     keyed_reward: bool = False,
     lora: LoraSpec | None = None,
+    scale_rewards: str = "group",
 ) -> GRPOProgram:
     """`eos`: the id, or ids, that end a completion. `layout`: "group" (the
     default) steps the completions of `microbatch` prompts together, as the
@@ -246,6 +247,9 @@ def build_grpo(
     over a dim g (see the module's docstring). `loss_type`: see LOSS_TYPES.
     `keyed_reward`: `reward` is a KeyedRewardFn, called once per point with
     every completion of the point and its prompt's key (an input).
+    `scale_rewards` (TRL's): the advantages are the rewards less their
+    group's mean, divided by the group's std ("group"), by the std of the
+    iteration's whole batch ("batch"), or not divided ("none").
     `lora`: only the adapters it adds to the policy train; the reference is
     the policy without them (one set of base weights, no `ref.*` inputs)."""
     if not isinstance(grpo, losses.GRPOAlgorithm):
@@ -257,6 +261,11 @@ def build_grpo(
     if loss_type not in LOSS_TYPES:
         raise pf.ProgramError(
             f"unknown loss_type '{loss_type}'", hint=f"use one of {', '.join(LOSS_TYPES)}"
+        )
+    if scale_rewards not in losses.grpo.SCALES:
+        raise pf.ProgramError(
+            f"unknown scale_rewards '{scale_rewards}'",
+            hint=f"use one of {', '.join(losses.grpo.SCALES)}",
         )
     if layout not in LAYOUTS:
         raise pf.ProgramError(f"unknown layout '{layout}'", hint="use 'group' or 'completion'")
@@ -369,17 +378,22 @@ def build_grpo(
         domain=[*per_prompt, *group_dims],
         name="reward",
     )
+    # An iteration's whole batch of a value over the prompts (and g).
+    batch = tuple([slice(0, p.size), *outer, *(slice(0, g.size) for g in group_dims)])
+    scale = scale_rewards
+    if scale_rewards == "batch":
+        scale = losses.grpo.batch_std(rewards[batch]).named("batch_reward_std")
     if rows:
-        advantage = losses.row_advantages(rewards, grpo.group, grpo.eps).named("advantage")
+        advantage = losses.row_advantages(rewards, grpo.group, grpo.eps, scale)
     else:
-        advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps).named("advantage")
+        advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps, scale)
+    advantage = advantage.named("advantage")
 
     # The loss: one update per batch, so the sampling policy is the policy
     # itself (ratio 1, its gradient the log-prob's).
     per_token = losses.grpo_token_loss(
         logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
     )
-    batch = tuple([slice(0, p.size), *outer, *(slice(0, g.size) for g in group_dims)])
     length = whole(mask, t).sum(axis=0).named("length")
     if loss_type == "grpo":
         per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")

@@ -152,6 +152,7 @@ class GRPOTrainer:
                     loss_type=a.loss_type,
                     keyed_reward=True,
                     lora=self.lora,
+                    scale_rewards=a.reward_scale,
                 )
         except ProgramError as e:
             raise TrainerConfigError(

@@ -45,7 +45,9 @@ class GRPOConfig:
     beta: float = 0.0
     epsilon: float = 0.2  # the surrogate's clip range
     loss_type: str = "dapo"
-    scale_rewards: str = "group"  # advantages divided by the group's reward std
+    # The advantages' divisor: the group's reward std ("group" or True), the
+    # batch's ("batch"), or none ("none" or False, as Dr. GRPO advises).
+    scale_rewards: str | bool = "group"
     reward_weights: list[float] | None = None
     logging_steps: int = 10
     save_steps: int = 500
@@ -73,6 +75,13 @@ class GRPOConfig:
 
     def __post_init__(self):
         self._check()
+
+    @property
+    def reward_scale(self) -> str:
+        """scale_rewards as one of "group", "batch", "none"."""
+        if isinstance(self.scale_rewards, bool):
+            return "group" if self.scale_rewards else "none"
+        return self.scale_rewards
 
     @property
     def prompts_per_step(self) -> int:
@@ -121,9 +130,9 @@ class GRPOConfig:
             f"use one of {', '.join(LOSS_TYPES)}",
         )
         need(
-            self.scale_rewards in ("group", True),
-            f"scale_rewards={self.scale_rewards!r} is not supported yet",
-            "pdg divides the advantages by the group's reward std (scale_rewards='group')",
+            self.scale_rewards in ("group", "batch", "none", True, False),
+            f"scale_rewards={self.scale_rewards!r} is not one of TRL's",
+            "use 'group' (True), 'batch' or 'none' (False)",
         )
         need(
             self.lr_scheduler_type in SCHEDULES,

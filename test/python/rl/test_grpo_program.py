@@ -79,18 +79,23 @@ def prompts(iterations: int, count: int, seed: int = 0, cut: bool = False):
     return batches
 
 
-def torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type="grpo"):
+def torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type="grpo", scale="group"):
     """GRPO's loss and gradients on the sampled completions, from its
     definition: teacher-forced log-probs, ratio to the sampling policy (the
     policy itself: 1), clipped surrogate, k3 KL, per-sequence mean over the
     completion tokens, mean over the batch (loss_type "grpo"; TRL's "dapo":
     the mean over all completion tokens; "dr_grpo": token sums over
-    max_new_tokens, then the mean)."""
+    max_new_tokens, then the mean). `scale`: TRL's scale_rewards, the
+    advantages' divisor: the group's reward std, the batch's, or none)."""
     model, ref = TorchGPT(weights, 1, 2), TorchGPT(ref_weights, 1, 2)
     for w in model.w.values():
         w.requires_grad_(True)
     r = torch.tensor(rewards)
-    adv = (r - r.mean(1, keepdim=True)) / (r.std(1, keepdim=True) + GRPO.eps)
+    adv = r - r.mean(1, keepdim=True)
+    if scale == "group":
+        adv = adv / (r.std(1, keepdim=True) + GRPO.eps)
+    elif scale == "batch":
+        adv = adv / (r.std() + GRPO.eps)
     losses, sums, counts = [], [], []
     for p, prompt in enumerate(batch):
         for g in range(GRPO.group):
@@ -121,17 +126,21 @@ def torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type="grpo"):
 
 
 @pytest.mark.parametrize(
-    "layout, microbatch, loss_type",
+    "layout, microbatch, loss_type, scale",
     [
-        ("group", 1, "grpo"),
-        ("group", 2, "grpo"),
-        ("completion", 1, "grpo"),
-        ("group", 2, "dapo"),
-        ("completion", 1, "dr_grpo"),
+        ("group", 1, "grpo", "group"),
+        ("group", 2, "grpo", "group"),
+        ("completion", 1, "grpo", "group"),
+        ("group", 2, "dapo", "group"),
+        ("completion", 1, "dr_grpo", "none"),
+        ("group", 2, "grpo", "batch"),
+        ("completion", 1, "dapo", "batch"),
     ],
 )
-def test_one_iteration_matches_pytorch(layout, microbatch, loss_type):
-    program = build("f64", layout=layout, microbatch=microbatch, loss_type=loss_type)
+def test_one_iteration_matches_pytorch(layout, microbatch, loss_type, scale):
+    program = build(
+        "f64", layout=layout, microbatch=microbatch, loss_type=loss_type, scale_rewards=scale
+    )
     weights = program.policy.init_weights(seed=1, scale=0.5)
     ref_weights = {
         k.removeprefix("ref."): v for k, v in program.reference.init_weights(seed=2).items()
@@ -160,7 +169,7 @@ def test_one_iteration_matches_pytorch(layout, microbatch, loss_type):
     # Some completion ended before the longest of its group (in the group
     # layout, a row masked out for the group's last steps).
     assert (length < length.max(1, keepdims=True)).any()
-    loss, grads = torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type)
+    loss, grads = torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type, scale)
     assert abs(float(out["loss"]) - loss) <= 1e-10
     assert float(out["kl"]) > 0  # the reference differs
     assert worst_error(out, grads, 1e-6) <= 1e-6

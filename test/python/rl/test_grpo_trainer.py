@@ -228,7 +228,7 @@ def test_config_takes_trl_names_and_refuses_what_it_cannot_do():
         dict(per_device_train_batch_size=6, num_generations=4),
         dict(loss_type="gspo"),
         dict(report_to="comet_ml"),
-        dict(scale_rewards="batch"),
+        dict(scale_rewards="std"),
         dict(lr_scheduler_type="cosine"),
         dict(num_generations=1, per_device_train_batch_size=1),
     ]

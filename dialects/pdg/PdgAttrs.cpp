@@ -217,12 +217,13 @@ StoreAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
 LogicalResult PdgDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   llvm::StringRef name = attr.getName().getValue();
-  bool isValueOp = isa<InputOp, NodeOp, UdfOp>(op);
+  bool isValueOp = isa<InputOp, NodeOp, UdfOp, AllReduceOp, AllGatherOp,
+                        BroadcastOp>(op);
   if (name == "pdg.store") {
     auto store = dyn_cast<StoreAttr>(attr.getValue());
     if (!store || !isValueOp)
       return op->emitError("'pdg.store' must be a #pdg.store on a pdg.input, "
-                           "pdg.node or pdg.udf");
+                           "pdg.node, pdg.udf or collective");
     auto type = cast<ValueType>(op->getResult(0).getType());
     if (store.getExtents().getNumResults() != type.getRank())
       return op->emitError() << "'pdg.store' has "
@@ -235,7 +236,7 @@ LogicalResult PdgDialect::verifyOperationAttribute(Operation *op,
     auto dict = dyn_cast<DictionaryAttr>(attr.getValue());
     if (!dict || !isValueOp)
       return op->emitError("'pdg.schedule' must be a dictionary on a "
-                           "pdg.input, pdg.node or pdg.udf");
+                           "pdg.input, pdg.node, pdg.udf or collective");
     auto phase = dict.getAs<StringAttr>("phase");
     if (!phase || !llvm::is_contained({"before", "loop", "after"},
                                       phase.getValue()))

@@ -104,7 +104,8 @@ static LogicalResult verifyNoSamePointCycle(GraphOp graph) {
       auto &out = edges[&op];
       for (auto [value, attr] : llvm::zip(inputs, accesses)) {
         Operation *producer = value.getDefiningOp();
-        if (!producer || !isa<NodeOp, UdfOp>(producer))
+        if (!producer || !isa<NodeOp, UdfOp, AllReduceOp, AllGatherOp,
+                              BroadcastOp>(producer))
           continue;
         auto access = cast<AccessAttr>(attr);
         if (!surelyReadsAnotherPoint(type, cast<ValueType>(value.getType()),
@@ -116,6 +117,14 @@ static LogicalResult verifyNoSamePointCycle(GraphOp graph) {
       addEdges(node.getValueType(), node.getInputs(), node.getAccesses());
     else if (auto udf = dyn_cast<UdfOp>(op))
       addEdges(udf.getValueType(), udf.getInputs(), udf.getAccesses());
+    else if (isa<AllReduceOp, AllGatherOp, BroadcastOp>(op)) {
+      // A collective reads its input at its own point of every shared dim.
+      nodes.push_back(&op);
+      Value input = op.getOperand(0);
+      Operation *producer = input.getDefiningOp();
+      if (producer && !isa<InputOp>(producer))
+        edges[&op].push_back({producer, AccessAttr(), input});
+    }
   }
 
   enum Color { White, Grey, Black };
@@ -168,10 +177,12 @@ LogicalResult GraphOp::verifyRegions() {
     return emitOpError("a graph's body takes no block arguments; program "
                        "inputs are pdg.input ops");
   for (Operation &op : body)
-    if (!isa<DimOp, InputOp, NodeOp, UdfOp, OutputOp>(op))
+    if (!isa<DimOp, InputOp, NodeOp, UdfOp, OutputOp, AllReduceOp,
+             AllGatherOp, BroadcastOp>(op))
       return op.emitOpError()
              << "cannot appear directly in a pdg.graph, which holds only "
-                "pdg.dim, pdg.input, pdg.node, pdg.udf and pdg.output ops";
+                "pdg.dim, pdg.input, pdg.node, pdg.udf, pdg.output and the "
+                "collectives (pdg.all_reduce, pdg.all_gather, pdg.broadcast)";
   if (failed(verifyUniqueNames(*this)))
     return failure();
   return verifyNoSamePointCycle(*this);

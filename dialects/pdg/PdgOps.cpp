@@ -128,6 +128,41 @@ LogicalResult mlir::pdg::verifySymbols(Operation *op, ValueType domain,
   return success();
 }
 
+/// A value over a worker dim has each point on its own rank: an access may
+/// read it only at the consumer's own point of that dim (another rank's
+/// point is reached through a collective).
+static LogicalResult verifyWorkerEntries(Operation *consumer, Value producer,
+                                         AccessAttr access, ValueType domain,
+                                         llvm::StringRef text) {
+  GraphOp graph = parentGraph(consumer);
+  if (!graph)
+    return success();
+  auto producerType = cast<ValueType>(producer.getType());
+  for (size_t j = 0, e = access.getNumEntries(); j < e; ++j) {
+    llvm::StringRef name = producerType.getDomain()[j].getValue();
+    DimOp dim = graph.lookupDim(name);
+    if (!dim || !dim.getWorker())
+      continue;
+    int64_t own = domain.getDimPosition(name);
+    bool atOwnPoint = false;
+    if (own >= 0 && !access.isSlice(j))
+      if (auto d = dyn_cast<AffineDimExpr>(access.getLowerBounds(j)[0]))
+        atOwnPoint = d.getPosition() == static_cast<unsigned>(own);
+    if (atOwnPoint)
+      continue;
+    return consumer->emitOpError()
+           << "access " << describeValue(producer) << text
+           << " reads worker dim '" << name
+           << "' at another point than its own: each rank holds only its own "
+              "point of a value over '"
+           << name << "'; read it at '" << name << "' from a consumer over '"
+           << name
+           << "', or combine the ranks' points with pdg.all_reduce, "
+              "pdg.all_gather or pdg.broadcast";
+  }
+  return success();
+}
+
 LogicalResult mlir::pdg::verifyAccess(Operation *consumer, unsigned index,
                                       Value producer, AccessAttr access,
                                       ValueType domain, ArrayAttr symbols) {
@@ -154,6 +189,8 @@ LogicalResult mlir::pdg::verifyAccess(Operation *consumer, unsigned index,
            << describeValue(producer) << " is defined over "
            << joinDomain(producerType) << " (" << producerType.getRank()
            << " dims); give one index or slice per dim";
+  if (failed(verifyWorkerEntries(consumer, producer, access, domain, text)))
+    return failure();
   for (size_t i = 0, e = access.getNumEntries(); i < e; ++i) {
     if (!access.isSlice(i))
       continue;
@@ -534,15 +571,19 @@ ParseResult DimOp::parse(OpAsmParser &parser, OperationState &state) {
     llvm::SMLoc loc = parser.getCurrentLocation();
     if (parser.parseKeyword(&word))
       return failure();
-    if (word == "launch")
+    if (word == "launch") {
       kind = BoundKind::Launch;
-    else if (word == "dynamic")
+    } else if (word == "world") { // a launch dim bound to the world size
+      kind = BoundKind::Launch;
+      state.addAttribute(getWorkerAttrName(state.name), UnitAttr::get(ctx));
+    } else if (word == "dynamic") {
       kind = BoundKind::Dynamic;
-    else
+    } else {
       return parser.emitError(loc)
-             << "expected a static bound (an integer), 'launch' or "
+             << "expected a static bound (an integer), 'launch', 'world' or "
                 "'dynamic', got '"
              << word << "'";
+    }
     llvm::StringRef bound;
     llvm::SMLoc boundLoc = parser.getCurrentLocation();
     if (parser.parseKeyword(&bound))
@@ -580,17 +621,22 @@ void DimOp::print(OpAsmPrinter &p) {
     break;
   case BoundKind::Launch:
   case BoundKind::Dynamic:
-    p << stringifyBoundKind(getKind()) << " "
-      << (getBound() ? *getBound() : llvm::StringRef("?"));
+    p << (getWorker() && getKind() == BoundKind::Launch
+              ? llvm::StringRef("world")
+              : stringifyBoundKind(getKind()))
+      << " " << (getBound() ? *getBound() : llvm::StringRef("?"));
     if (getSizeAttr())
       p << " max " << getSizeAttr().getInt();
     if (getUntil())
       p << " until " << getUntil() << " : " << getUntil().getType();
     break;
   }
-  p.printOptionalAttrDict((*this)->getAttrs(),
-                          {getSymNameAttrName(), getKindAttrName(),
-                           getSizeAttrName(), getBoundAttrName()});
+  llvm::SmallVector<llvm::StringRef> elided = {
+      getSymNameAttrName(), getKindAttrName(), getSizeAttrName(),
+      getBoundAttrName()};
+  if (getKind() == BoundKind::Launch)
+    elided.push_back(getWorkerAttrName());
+  p.printOptionalAttrDict((*this)->getAttrs(), elided);
 }
 
 LogicalResult DimOp::verify() {
@@ -604,6 +650,11 @@ LogicalResult DimOp::verify() {
   if (size && *size < 1)
     return emitOpError() << "bound of dim '" << getSymName()
                          << "' must be at least 1, got " << *size;
+  if (getWorker() && getKind() != BoundKind::Launch)
+    return emitOpError() << "worker dim '" << getSymName()
+                         << "' is bound by the number of ranks, given at "
+                            "launch: declare it `pdg.dim @"
+                         << getSymName() << " < world W`";
   switch (getKind()) {
   case BoundKind::Static:
     if (!size)

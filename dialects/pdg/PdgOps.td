@@ -70,11 +70,19 @@ def Pdg_DimOp : Pdg_Op<"dim", [Symbol, HasParent<"GraphOp">]> {
     pdg.dim @i < 100
     pdg.dim @b < launch B max 64
     pdg.dim @t < dynamic T max 512 until %eos : !pdg.value<[b, t], tensor<i1>>
+    pdg.dim @w < world W
     ```
+
+    A `world` dim is a worker dim: a launch dim whose bound is the number
+    of ranks the program runs on (the MPI communicator's size). Its points
+    are the ranks; a value over it has one point on each rank, which only
+    that rank computes and holds. Nodes read such a value only at their own
+    rank's point; the collectives (pdg.all_reduce, pdg.all_gather,
+    pdg.broadcast) combine the ranks' points.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Pdg_BoundKindAttr:$kind,
                    OptionalAttr<I64Attr>:$size, OptionalAttr<StrAttr>:$bound,
-                   Optional<Pdg_ValueType>:$until);
+                   Optional<Pdg_ValueType>:$until, UnitAttr:$worker);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
@@ -186,6 +194,8 @@ def Pdg_UdfOp : Pdg_Op<"udf", [HasParent<"GraphOp">,
     }
   }];
 }
+
+include "PdgCollectives.td"
 
 //===----------------------------------------------------------------------===//
 // Ops inside a node body

@@ -28,7 +28,7 @@ pdg.graph @input_not_a_value {
 // -----
 
 pdg.graph @unknown_bound_kind {
-  // expected-error @+1 {{expected a static bound (an integer), 'launch' or 'dynamic', got 'runtime'}}
+  // expected-error @+1 {{expected a static bound (an integer), 'launch', 'world' or 'dynamic', got 'runtime'}}
   pdg.dim @t < runtime T
 }
 

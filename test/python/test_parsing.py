@@ -94,7 +94,7 @@ def test_05_dim_verifier_error_points_at_the_dim(ctx):
         pytest.param(
             "pdg.graph @g {\n  pdg.dim @t < sometimes 4\n}\n",
             "2:16",
-            "expected a static bound (an integer), 'launch' or 'dynamic', got 'sometimes'",
+            "expected a static bound (an integer), 'launch', 'world' or 'dynamic', got 'sometimes'",
             id="dim-bound-keyword",
         ),
         pytest.param(

@@ -14,6 +14,9 @@ from mlir import ir
 from pdg import _ext
 from pdg.ir.source import format_location
 
+# The ops that communicate between ranks (dialects/pdg/PdgCollectives.td).
+COLLECTIVES = ("pdg.all_reduce", "pdg.all_gather", "pdg.broadcast")
+
 # Bytes per element in memory (booleans take a byte: pdg-widen-i1-memrefs).
 ELEMENT_BYTES = {
     "f64": 8,
@@ -36,6 +39,7 @@ class Dim:
     size: int | None  # static size, or max of a launch/dynamic dim
     symbol: str | None
     until: str | None = None  # name of the value ending a dynamic dim
+    worker: bool = False  # `world W`: a launch dim whose points are the ranks
 
     @property
     def bound(self) -> str:
@@ -60,7 +64,7 @@ class Read:
 @dataclass(eq=False)
 class Value:
     name: str
-    kind: str  # input | node | udf
+    kind: str  # input | node | udf | collective
     domain: tuple[str, ...]
     shape: tuple  # per-point shape, None for `?`
     element: str
@@ -70,6 +74,9 @@ class Value:
     conditions: list = field(default_factory=list)  # per case: constraints
     reads: list[Read] = field(default_factory=list)
     is_output: bool = False
+    # A collective's op ("all_reduce", "all_gather", "broadcast"), its
+    # worker dim ("over"), and "reduction" or "root"; None for other values.
+    collective: dict | None = None
 
     @property
     def point_bytes(self) -> int | None:
@@ -156,7 +163,11 @@ def read_graph(graph_op: ir.Operation) -> Graph:
             size = ir.IntegerAttr(attrs["size"]).value if "size" in attrs else None
             symbol = ir.StringAttr(attrs["bound"]).value if "bound" in attrs else None
             dims[ir.StringAttr(attrs["sym_name"]).value] = Dim(
-                ir.StringAttr(attrs["sym_name"]).value, kind, size, symbol
+                ir.StringAttr(attrs["sym_name"]).value,
+                kind,
+                size,
+                symbol,
+                worker="worker" in attrs,
             )
             if len(op.operands):
                 pending.append((ir.StringAttr(attrs["sym_name"]).value, op.operands[0]))
@@ -164,7 +175,7 @@ def read_graph(graph_op: ir.Operation) -> Graph:
         if name == "pdg.output":
             outputs.append((ir.StringAttr(attrs["name"]).value, op.operands[0]))
             continue
-        if name not in ("pdg.input", "pdg.node", "pdg.udf"):
+        if name not in ("pdg.input", "pdg.node", "pdg.udf", *COLLECTIVES):
             continue
         vtype = _ext.ValueType(op.results[0].type)
         point = ir.RankedTensorType(vtype.point_type)
@@ -174,7 +185,7 @@ def read_graph(graph_op: ir.Operation) -> Graph:
             label = ir.StringAttr(attrs["name"]).value if "name" in attrs else f"v{len(values)}"
         value = Value(
             label,
-            name.split(".")[1],
+            "collective" if name in COLLECTIVES else name.split(".")[1],
             tuple(vtype.domain),
             _shape(point),
             _element(point),
@@ -187,9 +198,10 @@ def read_graph(graph_op: ir.Operation) -> Graph:
         by_result[op.results[0]] = value
     _unique_names(values)
     for value in values:
-        if value.kind == "input":
-            continue
-        _read_cases(value, by_result)
+        if value.kind == "collective":
+            _read_collective(value, by_result, dims)
+        elif value.kind != "input":
+            _read_cases(value, by_result)
     for dim_name, until in pending:
         dims[dim_name].until = by_result[until].name
     named_outputs = []
@@ -209,6 +221,35 @@ def _unique_names(values: list[Value]) -> None:
             v.name = f"{v.name}_{seen[v.name]}"
         else:
             seen[v.name] = 0
+
+
+def _read_collective(value: Value, by_result: dict, dims: dict[str, Dim]) -> None:
+    """A collective reads its input at its own point of each shared dim and
+    every rank's point of the worker dim: `x[0 : W, b]`."""
+    op = value.op
+    attrs = op.attributes
+    over = ir.FlatSymbolRefAttr(attrs["over"]).value
+    info: dict = {"op": op.name.split(".")[1], "over": over}
+    if "reduction" in attrs:  # `#pdg<reduction sum>`
+        info["reduction"] = str(attrs["reduction"]).rstrip(">").split()[-1]
+    if "root" in attrs:
+        info["root"] = ir.IntegerAttr(attrs["root"]).value
+    value.collective = info
+    value.symbols = (dims[over].symbol,)
+    value.conditions = [[]]
+    producer = by_result[op.operands[0]]
+    entries, affine = [], []
+    with op.context:
+        for d in producer.domain:
+            if d == over:
+                entries.append(("slice", ["0"], [dims[over].symbol]))
+                affine.append(
+                    ("slice", [ir.AffineConstantExpr.get(0)], [ir.AffineSymbolExpr.get(0)])
+                )
+            else:
+                entries.append(("point", d))
+                affine.append(("point", ir.AffineDimExpr.get(value.domain.index(d))))
+    value.reads.append(Read(value, 0, 0, producer, entries, [], affine))
 
 
 def _read_cases(value: Value, by_result: dict) -> None:

@@ -16,6 +16,7 @@ builds on this package, never the other way.
 """
 
 from . import operators as _operators  # noqa: F401  (installs tensor operators)
+from .collectives import all_gather, all_reduce, broadcast
 from .dtypes import TensorType
 from .errors import ProgramError, SourceLoc
 from .index import Condition, IndexExpr, max, min
@@ -68,7 +69,10 @@ __all__ = [
     "TensorType",
     "View",
     "abs",
+    "all_gather",
+    "all_reduce",
     "argmax",
+    "broadcast",
     "concat",
     "cos",
     "einsum",

@@ -16,6 +16,7 @@ from .errors import ProgramError
 from .index import Condition
 from .tensor import (
     CasesDef,
+    CollectiveDef,
     InputDef,
     OpDef,
     Operand,
@@ -37,7 +38,7 @@ def operands_of(rt: RecurrentTensor) -> list[Operand]:
     d = rt.definition
     if isinstance(d, OpDef):
         return d.operands
-    if isinstance(d, UdfDef):
+    if isinstance(d, (UdfDef, CollectiveDef)):
         return d.operands
     if isinstance(d, CasesDef):
         return [op for _, op, _ in d.cases]
@@ -122,6 +123,8 @@ def _default_name(rt: RecurrentTensor) -> str:
     d = rt.definition
     if isinstance(d, OpDef):
         return d.attrs.get("name") or d.op.name
+    if isinstance(d, CollectiveDef):
+        return d.op
     return "v"
 
 
@@ -177,6 +180,16 @@ def _node(names: _Names, rt: RecurrentTensor, restriction) -> list[str]:
         *body.lines,
         f"  }} {loc}",
     ]
+
+
+def _collective(names: _Names, rt: RecurrentTensor, d: CollectiveDef) -> str:
+    src = d.operand.source
+    how = {"all_reduce": f"{d.reduction} ", "broadcast": ""}.get(d.op, "")
+    root = f" from {d.root}" if d.op == "broadcast" else ""
+    return (
+        f"%{names.of(rt)} = pdg.{d.op} {how}%{names.of(src)}{root} over @{d.over.name} "
+        f'{{name = "{names.of(rt)}"}} : {value_type(src)} -> {value_type(rt)}'
+    )
 
 
 def _holds_at_origin(cond: Condition) -> bool:
@@ -246,7 +259,8 @@ def emit_program(program) -> str:
         if dim.kind == "static":
             lines.append(f"  pdg.dim @{dim.name} < {dim.static_size} {dim.loc.mlir()}")
             continue
-        text = f"  pdg.dim @{dim.name} < {dim.kind} {dim.symbol}"
+        kind = "world" if dim.worker else dim.kind
+        text = f"  pdg.dim @{dim.name} < {kind} {dim.symbol}"
         if dim.max is not None:
             text += f" max {dim.max}"
         if dim.kind == "dynamic":
@@ -271,6 +285,8 @@ def emit_program(program) -> str:
                 f'  %{names.of(v)} = pdg.udf "{d.callee}" [{dims}] '
                 f"{_inputs(names, d.operands, None)} -> {v.type.mlir()} {v.loc.mlir()}"
             )
+        elif isinstance(d, CollectiveDef):
+            lines.append(f"  {_collective(names, v, d)} {v.loc.mlir()}")
         else:
             restriction = restrictions.get(id(v), _ANY)
             if restriction == _UNUSED:

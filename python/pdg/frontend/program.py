@@ -114,16 +114,23 @@ class Program:
         launch: str | None = None,
         dynamic: str | None = None,
         max: int | None = None,  # noqa: A002
+        world: str | None = None,
     ) -> Dim:
         """A dimension: `dim("i", 10)` static, `dim("b", launch="B")` given at
-        run time, `dim("t", dynamic="T", max=256)` ended by `t.until(cond)`."""
+        run time, `dim("t", dynamic="T", max=256)` ended by `t.until(cond)`,
+        `dim("w", world="W")` the ranks of an MPI run (a worker dim: a value
+        over it has one point per rank; see pdg.frontend.collectives)."""
         _check_name(name, "dim", in_expressions=True)
-        given = [x is not None for x in (size, launch, dynamic)]
+        given = [x is not None for x in (size, launch, dynamic, world)]
         if sum(given) != 1:
             raise ProgramError(
                 f"dim '{name}' needs exactly one of: a static size, launch='SYMBOL', "
-                "dynamic='SYMBOL'"
+                "dynamic='SYMBOL', world='SYMBOL'"
             )
+        if world is not None:
+            dim = self.dim(name, launch=world, max=max)
+            dim.worker = True
+            return dim
         if name in self.dims_by_name() or name in self.bound_symbols():
             raise ProgramError(f"'{name}' is already a dim or bound symbol")
         if max is not None and (not isinstance(max, int) or max < 1):

@@ -38,6 +38,7 @@ class Dim(DimRef):
         self.static_size = size
         self.symbol = symbol
         self.max = max
+        self.worker = False  # `world=`: its points are the ranks of an MPI run
         self.until_value: TensorLike | None = None
         self.loc = user_location()
 
@@ -201,6 +202,22 @@ class CasesDef:
 class UdfDef:
     callee: str
     operands: list
+
+
+@dataclass(eq=False)
+class CollectiveDef:
+    """A collective over a worker dim (collectives.py): `op` is
+    "all_reduce", "all_gather" or "broadcast"."""
+
+    op: str
+    operand: Operand
+    over: Dim
+    reduction: str | None = None  # all_reduce: "sum" or "max"
+    root: int | None = None  # broadcast
+
+    @property
+    def operands(self) -> list:
+        return [self.operand]
 
 
 class RecurrentTensor(TensorLike):

@@ -279,6 +279,9 @@ class Engine:
                 case = self._select_case(v, point, syms)
                 args = self._read_all(v, point, case.inputs, syms)
                 value = self._run_case(v, case, point, args)
+            elif v.kind == "collective":
+                (ranks,) = self._read_all(v, point, v.accesses, syms)
+                value = self._communicate(v, ranks)
             else:
                 args = self._read_all(v, point, v.accesses, syms)
                 value = self._call_udf(v, args)
@@ -307,6 +310,25 @@ class Engine:
         ex = Executor(case.num_slots, dict(zip(v.domain, point, strict=True)))
         (value,) = ex.run(case.body, args)
         return value
+
+    def _communicate(self, v: ValueInfo, ranks: np.ndarray) -> np.ndarray:
+        """A collective over the simulated ranks: `ranks` holds every rank's
+        point, stacked along the worker dim."""
+        c = v.collective
+        assert c is not None
+        if c.op == "all_gather":
+            return ranks
+        if c.op == "broadcast":
+            if c.root >= len(ranks):
+                raise InterpreterError(
+                    f"broadcasts from rank {c.root}, but dim '{c.over}' has {len(ranks)} ranks",
+                    hint=f"give {self.dims[c.over].symbol} > {c.root}, or broadcast from a "
+                    "lower rank",
+                )
+            return ranks[c.root]
+        if c.reduction == "max":
+            return ranks.max(axis=0)
+        return ranks.sum(axis=0, dtype=ranks.dtype)
 
     def _call_udf(self, v: ValueInfo, args: list[np.ndarray]) -> np.ndarray:
         fn = self.udfs[v.callee or ""]

@@ -17,7 +17,7 @@ from mlir import ir
 from pdg import _ext
 from pdg.ir.source import format_location
 
-from .affine import Condition, Expr, condition_from_attr, from_mlir
+from .affine import Condition, Const, Dim, Expr, Sym, condition_from_attr, from_mlir
 from .body import Compiler, Region
 from .errors import InterpreterError
 from .ops import HANDLERS
@@ -32,6 +32,7 @@ class DimInfo:
     symbol: str | None  # the bound symbol of a launch/dynamic dim
     loc: str
     until: ValueInfo | None = None
+    worker: bool = False  # `world W`: its points are the ranks (simulated here)
     # Dims of `until`'s domain other than this one: a dynamic dim ends
     # separately for each of their assignments ("groups").
     group_dims: tuple[str, ...] = ()
@@ -66,12 +67,26 @@ class Case:
     num_slots: int
 
 
+@dataclass(frozen=True)
+class Collective:
+    """What a collective does with the ranks' points it reads (the whole
+    worker dim, through its value's one access)."""
+
+    op: str  # "all_reduce", "all_gather" or "broadcast"
+    over: str  # the worker dim
+    reduction: str | None = None  # all_reduce: "sum" or "max"
+    root: int | None = None  # broadcast
+
+
+COLLECTIVES = ("pdg.all_reduce", "pdg.all_gather", "pdg.broadcast")
+
+
 @dataclass(eq=False)
 class ValueInfo:
-    """A pdg.input, pdg.node or pdg.udf result."""
+    """A pdg.input, pdg.node, pdg.udf or collective result."""
 
     id: int
-    kind: str  # "input", "node" or "udf"
+    kind: str  # "input", "node", "udf" or "collective"
     name: str
     domain: tuple[str, ...]
     point: TensorType
@@ -81,6 +96,7 @@ class ValueInfo:
     accesses: list[Access] = field(default_factory=list)  # udfs
     callee: str | None = None  # udfs
     input_name: str | None = None  # inputs
+    collective: Collective | None = None  # collectives (their read: `accesses`)
 
     def describe(self) -> str:
         return f"{self.kind} '{self.name}'"
@@ -137,6 +153,8 @@ def _value_name(op: ir.Operation, kind: str) -> str:
         return ir.StringAttr(op.attributes["callee"]).value
     if "name" in op.attributes:
         return ir.StringAttr(op.attributes["name"]).value
+    if kind == "collective":
+        return op.name.split(".")[1]
     return op.results[0].get_name()
 
 
@@ -195,8 +213,9 @@ def load_program(program, graph: str | None = None) -> Program:
                 ir.StringAttr(op.attributes["bound"]).value if "bound" in op.attributes else None
             )
             dims[name] = DimInfo(name, _kind_of(op), size, symbol, format_location(op.location))
-        elif op.name in ("pdg.input", "pdg.node", "pdg.udf"):
-            kind = op.name.split(".")[1]
+            dims[name].worker = "worker" in op.attributes
+        elif op.name in ("pdg.input", "pdg.node", "pdg.udf", *COLLECTIVES):
+            kind = "collective" if op.name in COLLECTIVES else op.name.split(".")[1]
             vt = _ext.ValueType(op.results[0].type)
             loc = format_location(op.location)
             try:
@@ -230,6 +249,8 @@ def load_program(program, graph: str | None = None) -> Program:
             outputs[ir.StringAttr(op.attributes["name"]).value] = by_value[op.operands[0]]
         elif op.name in ("pdg.node", "pdg.udf"):
             _read_consumer(op, by_value[op.results[0]], by_value)
+        elif op.name in COLLECTIVES:
+            _read_collective(op, by_value[op.results[0]], by_value[op.operands[0]], dims)
     _check_dims(dims)
     callees = sorted({v.callee for v in values if v.kind == "udf" and v.callee})
     name = ir.StringAttr(graph_op.attributes["sym_name"]).value
@@ -265,6 +286,33 @@ def _read_consumer(op: ir.Operation, info: ValueInfo, by_value: dict) -> None:
         info.cases.append(
             Case(k, condition_from_attr(conditions[k]), tuple(inputs), body, len(compiler.slots))
         )
+
+
+def _read_collective(
+    op: ir.Operation, info: ValueInfo, producer: ValueInfo, dims: dict[str, DimInfo]
+) -> None:
+    """A collective reads its input at its own point of every dim but the
+    worker dim, and every rank's point of that: `x[0 : W, b]`."""
+    attrs = op.attributes
+    over = ir.FlatSymbolRefAttr(attrs["over"]).value
+    kind = op.name.split(".")[1]
+    reduction = str(attrs["reduction"]) if "reduction" in attrs else None
+    if reduction is not None:  # printed as `#pdg<reduction sum>` or `sum`
+        reduction = reduction.rstrip(">").split()[-1].split("<")[-1]
+    root = ir.IntegerAttr(attrs["root"]).value if "root" in attrs else None
+    info.collective = Collective(kind, over, reduction, root)
+    world = dims[over].symbol
+    info.symbols = (world,) if world else ()
+    entries = []
+    for d in producer.domain:
+        if d == over:
+            entries.append(Entry((Const(0),), (Sym(0),)))
+        else:
+            entries.append(Entry((Dim(info.domain.index(d)),), None))
+    arg_type = TensorType((None, *producer.point.shape), producer.point.elem)
+    rendered = ", ".join(_render_entry(e, info.domain, info.symbols) for e in entries)
+    text = f"{producer.name}[{rendered}]"
+    info.accesses.append(Access(producer, tuple(entries), arg_type, text))
 
 
 def _accessed_type(producer: ValueInfo, acc) -> TensorType:

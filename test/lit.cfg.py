@@ -10,7 +10,7 @@ config.name = "pdg"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".py"]
 config.test_source_root = os.path.dirname(__file__)
-config.excludes = ["python", "lit.cfg.py", "Inputs"]
+config.excludes = ["python", "mpi", "lit.cfg.py", "Inputs"]  # mpi: pytest under mpiexec
 
 bin_dir = os.path.dirname(sys.executable)
 config.environment["PATH"] = os.pathsep.join(

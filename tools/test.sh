@@ -11,6 +11,17 @@ echo "== pytest"
 # One worker per core (pytest-xdist): the tests are mostly single-threaded
 # compiles, so two workers on two cores halve the wall time.
 .venv/bin/python -m pytest -n auto
+# The compiled collectives on two ranks (the `mpi` extra, which the test
+# extra brings): every rank runs test/mpi. Open MPI runs as root only when
+# told twice; `timeout` ends a run whose ranks would wait on each other.
+if [ -x .venv/bin/mpiexec ]; then
+  echo "== pytest under mpiexec -n 2"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PDG_NUM_THREADS=1 \
+    timeout 600 .venv/bin/mpiexec -n 2 --oversubscribe \
+    .venv/bin/python -m pytest -p no:cacheprovider -q test/mpi
+else
+  echo "== skipped: pytest under mpiexec (no .venv/bin/mpiexec: pip install -e '.[mpi]')"
+fi
 # Four fixed seeds of 400 mutants in every mode: 500 took 51-60 s each on two
 # busy cores, so about 3 minutes in all; --time-limit caps each run on a
 # slower machine (the mutants run are then a prefix of the 400).

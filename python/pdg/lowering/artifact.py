@@ -287,6 +287,8 @@ def _describe(graph) -> dict:
     for dim in graph.dims.values():
         if dim.symbol:
             symbol = {"name": dim.symbol, "dim": dim.name, "kind": dim.kind, "max": dim.size}
+            if dim.worker:  # its value is the number of ranks (the runtime's to give)
+                symbol["worker"] = True
             if dim.kind == "dynamic":  # the steps its growable stores start with
                 symbol["grow_from"] = GROW_FROM if dim.size is None else min(GROW_FROM, dim.size)
             symbols.append(symbol)

@@ -21,6 +21,7 @@ from pdg.passes.registry import PassError
 
 from .bodies import Wrapper
 from .buffers import GROW_FROM, Buffer, check_static_size, plan_buffer
+from .collectives import CollectiveEmitter
 from .loops import LENGTHS, Loop, LoopEmitter
 from .model import Case, LoweringModel, Node
 from .partials import PartialSumEmitter
@@ -46,6 +47,9 @@ class EntryABI:
     # {value, dim} per growable buffer, numbered as the entry passes them to
     # pdg_grow (a memory fault names the store by this number)
     grow_stores: list[dict] = field(default_factory=list)
+    # {value, op, over, location} per collective call site, numbered as the
+    # entry passes them to pdg_collective_<rank> (an MPI error names it)
+    collectives: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         def memref(t: MemRef) -> dict:
@@ -62,10 +66,11 @@ class EntryABI:
             "udfs": self.udfs,
             "grow": self.grow,
             "grow_stores": self.grow_stores,
+            "collectives": self.collectives,
         }
 
 
-class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
+class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
     def __init__(
         self, model: LoweringModel, wrappers: dict[str, Wrapper], summing: dict[int, Node]
     ):
@@ -92,11 +97,15 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         self.grow_numbers: dict[int, int] = {}  # id(buffer) -> its number there
         self.side_buffers: list[Buffer] = []  # growable sizes of symbolic point dims
         self.window_functions: dict[tuple, str] = {}  # views.py: kind of window -> function
+        self.rank_ssa: str | None = None  # collectives.py: this process's rank
+        self.collectives: list[dict] = []  # one per collective call site
 
     # --- sizes and symbols ----------------------------------------------------
 
     def extent_of(self, dim_name: str) -> int | str:
         dim = self.m.graph.dims[dim_name]
+        if dim.worker:  # this rank's point only (collectives.py)
+            return 1
         if dim.kind == "static":
             return dim.size
         if dim.kind == "launch":
@@ -225,7 +234,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         # Points are independent: one parallel loop over them all, which the
         # thread pool (pdg.lowering.threads) shares out. Host callbacks stay
         # on the calling thread, in order.
-        if free and all(case.udf is None for case in node.cases):
+        if free and all(case.udf is None and case.collective is None for case in node.cases):
             self.parallel_loop([node], free, point)
             return
         point = dict(point)
@@ -299,7 +308,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         v = node.value
         if id(v) in self.sums or id(v) in self.summing:
             return []
-        if any(case.udf is not None for case in node.cases):
+        if any(case.udf is not None or case.collective is not None for case in node.cases):
             return []
         return [d for d in v.domain if d not in point]
 
@@ -330,8 +339,9 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
             return
         w = self.w
         holds = None
+        coords = self.coordinates(node.value, point)
         for expr, is_eq in case.constraints:
-            value = self.affine("apply", [expr], node.value, point)
+            value = self.affine("apply", [expr], node.value, coords)
             test = w.op(f"arith.cmpi {'eq' if is_eq else 'sge'}, {value}, {w.const(0)} : index")
             holds = test if holds is None else w.op(f"arith.andi {holds}, {test} : i1")
         w.open(f"scf.if {holds} {{")
@@ -346,6 +356,9 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         if case.udf is not None:
             self.call_udf(node, case, point)
             return
+        if case.collective is not None:
+            self.call_collective(node, case, point)
+            return
         w = self.w
         v = node.value
         wrapper = self.wrappers[case.body]
@@ -354,7 +367,8 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         args = [
             self.read_view(read, point, v, wrapper.params[i]) for i, read in enumerate(case.reads)
         ]
-        args += [point[d] for d in v.domain]
+        coords = self.coordinates(v, point)
+        args += [coords[d] for d in v.domain]
         buf = self.buffer(v)
         if buf.kind == "partial":  # into this thread's scratch, then its chunk's sum
             mine, mine_t, total, total_t = self.partial_slot(buf)
@@ -399,7 +413,8 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
         out = MemRef((DYNAMIC,) * len(buf.point), buf.type.element).fully_dynamic()
         args.append(self.slot_view(buf, self.slot_of(buf, point), str(out)))
         types.append(str(out))
-        args += [point[d] for d in v.domain]
+        coords = self.coordinates(v, point)
+        args += [coords[d] for d in v.domain]
         types += ["index"] * len(v.domain)
         name = f"{self.prefix}_udf_{k}"
         w.line(f"func.call @{name}({', '.join(args)}) : ({', '.join(types)}) -> ()")
@@ -555,6 +570,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter):
             self.udfs,
             [{"symbol": self.grow_symbol(k), "rank": r} for k, r in self.grow_types.values()],
             self.grow_stores,
+            self.collectives,
         )
         return text, abi
 
@@ -568,6 +584,8 @@ GLOBALS = {
     # the threads a parallel loop may run on, and this thread's number in it
     "pdg_thread_slots": "func.func private @pdg_thread_slots() -> index",
     "pdg_thread_index": "func.func private @pdg_thread_index() -> index",
+    # this process's rank in the communicator the run was given (0 without one)
+    "pdg_world_rank": "func.func private @pdg_world_rank() -> index",
 }
 
 
@@ -584,6 +602,8 @@ def driver_text(
         used.add("pdg_step")
     if driver.thread_slots is not None:
         used |= {"pdg_thread_slots", "pdg_thread_index"}
+    if driver.rank_ssa is not None:
+        used.add("pdg_world_rank")
     return text, abi, used, driver.parallel_wrappers
 
 

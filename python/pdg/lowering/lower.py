@@ -14,6 +14,7 @@ from pdg.passes.pipelines import OUTLINE, run_registered
 from pdg.passes.registry import PassError
 
 from .bodies import bufferize_bodies, wrapper_text
+from .collectives import check_collectives
 from .driver import GLOBALS, EntryABI, driver_text, slot_shape
 from .guards import check_affine_constants, check_bodies, check_inputs
 from .model import read_model
@@ -44,6 +45,7 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
     _check_entry_names(models)
     for model in models:
         check_inputs(model)
+        check_collectives(model)
         check_affine_constants(model.nodes)
     funcs = _funcs(module)
     shared = _shared_bodies(funcs)
@@ -54,7 +56,7 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
     for model in models:
         for node in model.nodes:
             for case in node.cases:
-                if case.udf is not None:
+                if case.body is None:  # a udf or a collective: a call of the runtime
                     continue
                 code = shared[case.body]
                 slot = slot_shape(model, node.value)

@@ -23,6 +23,7 @@ class Case:
     constraints: list[tuple[ir.AffineExpr, bool]]  # (expr, is equality): expr >= 0 / == 0
     reads: list[Read]  # in operand order; `.affine` has the entries as AffineExprs
     udf: str | None = None  # the callee, for a udf
+    collective: dict | None = None  # for a collective: analysis.graph.Value.collective
 
 
 @dataclass
@@ -102,6 +103,11 @@ def read_model(graph_op: ir.Operation) -> LoweringModel:
             # One case: a call through the runtime's table of host callbacks.
             callee = ir.StringAttr(v.op.attributes["callee"]).value
             node.cases = [Case(None, [], list(v.reads), callee)]
+            nodes.append(node)
+            continue
+        if v.kind == "collective":
+            # One case: a call of the runtime's MPI layer (runtime/lib/mpi.c).
+            node.cases = [Case(None, [], list(v.reads), collective=v.collective)]
             nodes.append(node)
             continue
         if "pdg.bodies" not in v.op.attributes:

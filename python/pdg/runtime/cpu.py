@@ -23,7 +23,7 @@ from .udfs import UdfFailure, UdfTable
 
 # pdg/runtime.h
 RUNTIME_VERSION = 2
-STOP_UDF, STOP_INTERRUPT, STOP_MEMORY, STOP_INDEX = 1, 2, 3, 4
+STOP_UDF, STOP_INTERRUPT, STOP_MEMORY, STOP_INDEX, STOP_COLLECTIVE = 1, 2, 3, 4, 5
 FAULT_COORDS = 8
 
 
@@ -189,6 +189,8 @@ class Entry:
             raise StoppedError(self._index_message(fault))
         if reason == STOP_MEMORY:
             raise StoppedError(self._memory_message(fault))
+        if reason == STOP_COLLECTIVE:
+            raise StoppedError(self._collective_message(fault))
         raise StoppedError(f"the compiled run stopped (reason {reason})")
 
     def _index_message(self, fault: Fault) -> str:
@@ -204,6 +206,23 @@ class Entry:
         return (
             f"index {fault.value} is out of range 0..{fault.bound - 1} in {where}{at}; the "
             "data it reads (token ids, positions, labels) must lie inside the table"
+        )
+
+    def _collective_message(self, fault: Fault) -> str:
+        sites = self.abi.get("collectives", [])
+        site = sites[fault.site] if 0 <= fault.site < len(sites) else None
+        where = (
+            f"{site['op']} '{site['value']}' over '{site['over']}' ({site['location']})"
+            if site
+            else "a collective"
+        )
+        if fault.bound == -1:
+            return f"{where} failed: MPI returned error code {fault.value}"
+        if fault.bound == 2**31 - 1:
+            return f"{where} moves {fault.value} elements at once; MPI counts take at most 2^31 - 1"
+        return (
+            f"{where} broadcasts from rank {fault.value}, but the run has {fault.bound} "
+            "rank(s); broadcast from a lower rank"
         )
 
     def _memory_message(self, fault: Fault) -> str:

@@ -30,6 +30,7 @@ from .cpu import RUNTIME_VERSION, Entry, StoppedError, UdfError
 from .formula import FormulaError, evaluate, from_json
 from .manifest import DESCRIBED, LIBRARY, ArtifactError, read_manifest
 from .memref import ELEMENTS
+from .mpi import Binding, MpiError, World, report_and_abort, world_of
 
 __all__ = ["ArtifactError", "CompiledProgram", "RunError", "RunResult", "load"]
 
@@ -81,29 +82,50 @@ class CompiledProgram:
         udfs: Mapping[str, Callable] | None = None,
         memory_limit: int | None = None,
         progress: Callable[[int], None] | None = None,
+        comm=None,
     ) -> RunResult:
         """Runs the program. `memory_limit` (bytes; default: the
         PDG_MEMORY_LIMIT environment variable, else this machine's physical
         memory) refuses, before anything is allocated, a run whose planned
         peak exceeds it, and stops a run whose stores grow past it.
         `progress(step)` is called about five times a second with the
-        loop's current step."""
+        loop's current step. `comm` (an mpi4py communicator) makes this run
+        one rank of a program over a worker dim (pdg.runtime.mpi): its
+        symbol is the communicator's size, and the inputs over it are this
+        rank's (extent 1). A run that fails on one of several ranks ends
+        them all (MPI_Abort) after saying why on stderr."""
         check_thread_count()
-        values = self._check_symbols(dict(symbols or {}))
+        world = self._world(comm)
+        values = self._check_symbols(dict(symbols or {}), world)
         arrays = self._check_inputs(inputs, values)
         functions = self._check_udfs(dict(udfs or {}))
         limit = self._check_memory(values, memory_limit)
         call = (arrays, values, functions, limit)
         try:
-            if progress is None:
-                outputs, bounds = self._entry(*call)
-            else:
-                outputs, bounds = self._watched(call, progress)
-        except UdfError as e:
-            raise RunError(str(e)) from e.__cause__
-        except StoppedError as e:
-            raise RunError(str(e)) from None
+            try:
+                with Binding(self._entry.library, world):
+                    if progress is None:
+                        outputs, bounds = self._entry(*call)
+                    else:
+                        outputs, bounds = self._watched(call, progress)
+            except UdfError as e:
+                raise RunError(str(e)) from e.__cause__
+            except (StoppedError, MpiError) as e:
+                raise RunError(str(e)) from None
+        except BaseException as e:
+            report_and_abort(world, e)  # returns only in a world of one
+            raise
         return RunResult(outputs, bounds, self._entry.peak_bytes)
+
+    def _world(self, comm) -> World:
+        """The ranks this run is one of: a world of one without `comm`, and
+        for a program without worker dims (which has nothing to share)."""
+        if not any(s.get("worker") for s in self.manifest["symbols"]):
+            return World()
+        try:
+            return world_of(comm)
+        except MpiError as e:
+            raise RunError(str(e)) from None
 
     def _watched(self, call: tuple, progress: Callable[[int], None]):
         """The entry runs in a thread (ctypes releases the GIL during the
@@ -214,8 +236,19 @@ class CompiledProgram:
             raise RunError(f"udf(s) {', '.join(bad)} must be callables")
         return given
 
-    def _check_symbols(self, given: dict[str, int]) -> dict[str, int]:
+    def _check_symbols(self, given: dict[str, int], world: World | None = None) -> dict[str, int]:
         launch = self.launch_symbols
+        world = world or World()
+        for name, spec in launch.items():
+            if not spec.get("worker"):
+                continue
+            if name in given and given[name] != world.size:
+                raise RunError(
+                    f"symbol {name} is the number of ranks (dim '{spec['dim']}' is a worker "
+                    f"dim), {world.size} here; do not give it (run on a communicator of "
+                    f"{given[name]} ranks instead: comm=...)"
+                )
+            given = {**given, name: world.size}
         dynamic = [s["name"] for s in self.manifest["symbols"] if s["kind"] == "dynamic"]
         for name in given:
             if name in dynamic:

@@ -34,6 +34,7 @@ enum {
   PDG_STOP_INTERRUPT = 2, /* SIGINT while pdg_catch_interrupts was on */
   PDG_STOP_MEMORY = 3,    /* an allocation failed or passed the limit */
   PDG_STOP_INDEX = 4,     /* a data-dependent index was out of range */
+  PDG_STOP_COLLECTIVE = 5, /* a collective failed (mpi.c) */
 };
 
 /* The most coordinates of a point a fault records. */
@@ -139,6 +140,32 @@ PDG_EXPORT int32_t pdg_blas_sgemm(int64_t m, int64_t n, int64_t k, const float *
 PDG_EXPORT int32_t pdg_blas_available(void);
 /* The products pdg_blas_sgemm added since the library was loaded. */
 PDG_EXPORT extern int64_t pdg_blas_calls;
+
+/* ---- Collectives (mpi.c) -------------------------------------------------
+   A run bound to an MPI communicator (pdg_mpi_bind) is one rank of an SPMD
+   program: every rank runs the same program and makes the same collective
+   calls in the same order. `library` is the path of the libmpi mpi4py
+   loaded; `comm`, `types` (indexed by PDG_ELEMENT_*) and `ops` (sum, max)
+   are that library's handles as mpi4py gives them (MPI._handleof). Returns
+   0, or 1 if the library does not open, 2 if it lacks MPI_Allreduce or
+   MPI_Bcast, 3 if rank/size are not a rank of a world. Unbound (the
+   default, and after pdg_mpi_unbind) a program is a world of one rank. */
+enum { PDG_ELEMENT_F32 = 0, PDG_ELEMENT_F64 = 1, PDG_ELEMENT_I32 = 2, PDG_ELEMENT_I64 = 3 };
+#define PDG_ELEMENT_KINDS 4
+enum { PDG_ALL_REDUCE_SUM = 0, PDG_ALL_REDUCE_MAX = 1, PDG_BROADCAST = 2 };
+/* The most dims of a point a collective takes (_mlir_ciface_pdg_collective_0..8). */
+#define PDG_COLLECTIVE_MAX_RANK 8
+PDG_EXPORT int32_t pdg_mpi_bind(const char *library, intptr_t comm, int64_t rank, int64_t size,
+                                const intptr_t *types, const intptr_t *ops);
+PDG_EXPORT void pdg_mpi_unbind(void);
+PDG_EXPORT int64_t pdg_world_rank(void);
+PDG_EXPORT int64_t pdg_world_size(void);
+/* The collective calls made since the library was loaded. A failed call
+   stops the run with PDG_STOP_COLLECTIVE and pdg_fault {site: the call
+   site's number (the manifest's abi.collectives), value: MPI's error code
+   and bound -1; or value: a broadcast's root and bound: the world's size;
+   or value: the element count and bound: INT_MAX}. */
+PDG_EXPORT extern int64_t pdg_collective_calls;
 
 /* ---- Host callbacks ------------------------------------------------------
    Slot k of the program's `pdg_udf_table` (generated, one slot per udf

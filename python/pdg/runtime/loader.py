@@ -96,25 +96,30 @@ class CompiledProgram:
         them all (MPI_Abort) after saying why on stderr."""
         check_thread_count()
         world = self._world(comm)
+        try:
+            return self._run(world, inputs, symbols, udfs, memory_limit, progress)
+        except BaseException as e:
+            # A mistake or a failure on this rank alone (its inputs, a udf)
+            # would leave the others waiting in their next collective.
+            report_and_abort(world, e)  # returns only in a world of one
+            raise
+
+    def _run(self, world: World, inputs, symbols, udfs, memory_limit, progress) -> RunResult:
         values = self._check_symbols(dict(symbols or {}), world)
         arrays = self._check_inputs(inputs, values)
         functions = self._check_udfs(dict(udfs or {}))
         limit = self._check_memory(values, memory_limit)
         call = (arrays, values, functions, limit)
         try:
-            try:
-                with Binding(self._entry.library, world):
-                    if progress is None:
-                        outputs, bounds = self._entry(*call)
-                    else:
-                        outputs, bounds = self._watched(call, progress)
-            except UdfError as e:
-                raise RunError(str(e)) from e.__cause__
-            except (StoppedError, MpiError) as e:
-                raise RunError(str(e)) from None
-        except BaseException as e:
-            report_and_abort(world, e)  # returns only in a world of one
-            raise
+            with Binding(self._entry.library, world):
+                if progress is None:
+                    outputs, bounds = self._entry(*call)
+                else:
+                    outputs, bounds = self._watched(call, progress)
+        except UdfError as e:
+            raise RunError(str(e)) from e.__cause__
+        except (StoppedError, MpiError) as e:
+            raise RunError(str(e)) from None
         return RunResult(outputs, bounds, self._entry.peak_bytes)
 
     def _world(self, comm) -> World:

@@ -71,3 +71,13 @@ def test_a_udf_failing_on_one_rank_stops_every_rank(artifact):
     )
     assert "stopping every rank (MPI_Abort)" in done.stderr
     assert "finished" not in done.stdout
+
+
+def test_inputs_refused_on_one_rank_stop_every_rank(artifact):
+    done, seconds = run_ranks(artifact, "shape", via_mpi4py=False)
+    assert done.returncode != 0
+    assert seconds < BOUND
+    assert "pdg: rank 1 of 2: RunError: input x has shape [1, 5], the program takes [1, 4]" in (
+        done.stderr
+    )
+    assert "finished" not in done.stdout

@@ -70,6 +70,25 @@ def report_lines(stores: list[Store]) -> list[Line]:
     return lines
 
 
+def communication_lines(graph: Graph) -> list[Line]:
+    """Per collective, the bytes each rank hands MPI over the whole run:
+    its input point's bytes once per point of the collective's value
+    (`extents`: the dims' bounds). What goes over the wire is the MPI
+    library's: a ring all-reduce sends up to twice that per rank, an
+    all-gather receives W times it, a broadcast's root sends it W - 1
+    times. Collectives of symbolic point shape are left out."""
+    lines = []
+    for v in graph.values:
+        if v.kind != "collective":
+            continue
+        elem = v.reads[0].producer.point_bytes
+        if elem is None:
+            continue
+        extents = [graph.dims[d].bound for d in v.domain]
+        lines.append(Line(v.name, v.collective["op"], extents, _monomials(extents, elem)))
+    return lines
+
+
 def peak(lines: list[Line], outputs: bool | None = None) -> dict:
     """Bytes of all stores (they live for the whole run); only the working
     stores (outputs=False) or only the results (outputs=True)."""
@@ -82,7 +101,12 @@ def peak(lines: list[Line], outputs: bool | None = None) -> dict:
     return dict(total)
 
 
-def render(graph_name: str, lines: list[Line], symbols: dict[str, int]) -> str:
+def render(
+    graph_name: str,
+    lines: list[Line],
+    symbols: dict[str, int],
+    communication: list[Line] | None = None,
+) -> str:
     given = ", ".join(f"{k}={v}" for k, v in sorted(symbols.items())) or "none given"
     out = [
         f"memory report for @{graph_name} (symbols: {given})",
@@ -100,4 +124,16 @@ def render(graph_name: str, lines: list[Line], symbols: dict[str, int]) -> str:
         value = evaluate(total, symbols)
         shown = "" if value is None else f" = {value} bytes ({value / 2**20:.3f} MiB)"
         out.append(f"  {label}: {formula(total)}{shown}")
+    if communication:
+        out.append(f"  {'communication':<24} {'op':<10} {'extents':<15} bytes each rank gives MPI")
+        for line in communication:
+            value = evaluate(line.monomials, symbols)
+            out.append(
+                f"  {line.name:<24} {line.kind:<10} {'[' + ', '.join(line.extents) + ']':<15} "
+                f"{formula(line.monomials):<28} {'' if value is None else value}"
+            )
+        total = peak(communication)
+        value = evaluate(total, symbols)
+        shown = "" if value is None else f" = {value} bytes ({value / 2**20:.3f} MiB)"
+        out.append(f"  to MPI per rank: {formula(total)}{shown}")
     return "\n".join(out)

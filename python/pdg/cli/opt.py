@@ -171,11 +171,13 @@ def _process_chunk(
 def _memory_report(module, symbols: dict[str, int]) -> str:
     """Each graph's stores and peak, as formulas and for `symbols`."""
     from pdg.analysis.graph import read_graph
-    from pdg.analysis.memory import render, report_lines, stores_of
+    from pdg.analysis.memory import communication_lines, render, report_lines, stores_of
 
     graphs = [read_graph(op) for op in module.body.operations if op.operation.name == "pdg.graph"]
     _check_symbol_values(symbols, graphs)
-    reports = [render(g.name, report_lines(stores_of(g)), symbols) for g in graphs]
+    reports = [
+        render(g.name, report_lines(stores_of(g)), symbols, communication_lines(g)) for g in graphs
+    ]
     return "\n".join(reports) + "\n"
 
 

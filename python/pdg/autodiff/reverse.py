@@ -22,7 +22,15 @@ from pdg.frontend.dtypes import is_float
 from pdg.frontend.emit import needed_where, operands_of
 from pdg.frontend.errors import ProgramError
 from pdg.frontend.index import Condition
-from pdg.frontend.tensor import CasesDef, OpDef, RecurrentTensor, TensorLike, UdfDef, View
+from pdg.frontend.tensor import (
+    CasesDef,
+    CollectiveDef,
+    OpDef,
+    RecurrentTensor,
+    TensorLike,
+    UdfDef,
+    View,
+)
 
 from . import rules
 from .transpose import transpose, transpose_einsum
@@ -221,6 +229,11 @@ def _reason(node, src) -> str:
     d = node.definition
     if isinstance(d, UdfDef):
         return f"host callback '{d.callee}' has no derivative"
+    if isinstance(d, CollectiveDef):
+        return (
+            f"{d.op} over '{d.over.name}' has no derivative rule yet; take the gradient "
+            "of each rank's own loss, then all_reduce the gradient"
+        )
     if not is_float(src.dtype):
         why = ""
         if isinstance(src.definition, OpDef) and rules.differentiable(src) == set():
@@ -243,6 +256,8 @@ def _describe(v: RecurrentTensor) -> str:
         return f"'{v.name}' ({kind})" if v.name else f"'{kind}'"
     if isinstance(d, UdfDef):
         return f"udf '{d.callee}'"
+    if isinstance(d, CollectiveDef):
+        return f"'{v.name}' ({d.op})" if v.name else f"'{d.op}'"
     return f"'{v.name or 'a value'}'"
 
 

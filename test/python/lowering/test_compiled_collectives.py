@@ -61,6 +61,16 @@ def test_a_rank_started_by_mpiexec_needs_the_communicator(dp_program, monkeypatc
         dp_program.run(inputs, symbols={"I": 2, "B": 2})
 
 
+def test_without_mpi4py_the_refusal_names_the_extra(dp_program, monkeypatch):
+    import pdg.runtime.mpi
+
+    monkeypatch.setenv("PMI_SIZE", "4")
+    monkeypatch.setattr(pdg.runtime.mpi, "_has_mpi4py", lambda: False)
+    inputs = shard(training_inputs(ranks=1, per_rank=2), 0, 1)
+    with pytest.raises(RunError, match=r"mpi4py is not installed: pip install -e '\.\[mpi\]'"):
+        dp_program.run(inputs, symbols={"I": 2, "B": 2})
+
+
 def test_comm_must_be_a_communicator(dp_program):
     pytest.importorskip("mpi4py")
     inputs = shard(training_inputs(ranks=1, per_rank=2), 0, 1)

@@ -38,6 +38,7 @@ import numpy as np
 # What every model directory carries beside config.json and the weights.
 EOS = "<|endoftext|>"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "generation_config.json")
+MAX_POSITIONS = 128  # the model's context: a prompt and its completion
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -83,9 +84,12 @@ def main(argv=None) -> None:
     args = parse_args(argv)
     from pdg.rl.tasks import WordProblems
 
-    task = WordProblems(limit=args.limit, split_by=args.held_out)
-    train = task.problems("train", args.train_size, seed=args.seed)
-    held_out = task.problems("held_out", args.eval_size, seed=args.seed, unique=True)
+    try:
+        task = WordProblems(limit=args.limit, split_by=args.held_out)
+        train = task.problems("train", args.train_size, seed=args.seed)
+        held_out = task.problems("held_out", args.eval_size, seed=args.seed, unique=True)
+    except ValueError as e:  # e.g. more distinct held-out problems than the limit allows
+        sys.exit(f"word_problems.py: error: {e}")
     out = args.output_dir
     out.mkdir(parents=True, exist_ok=True)
     print(f"{len(train)} training and {len(held_out)} held-out problems, e.g.")
@@ -94,6 +98,7 @@ def main(argv=None) -> None:
     tokenizer = train_tokenizer(
         [f"{task.prompt(p)} {p.solution}" for p in train], args.vocab_size, out / "tokenizer"
     )
+    args.length, args.max_new_tokens = sequence_lengths(tokenizer, task, train + held_out)
     config = llama_config(args, tokenizer.get_vocab_size())
     weights = random_weights(config, args.seed)
     save_model(out / "init", weights, config, out / "tokenizer")
@@ -110,7 +115,7 @@ def main(argv=None) -> None:
         f"SFT: {args.sft_steps} steps in {time.perf_counter() - start:.1f} s (compile included), "
         f"loss {losses[:5].mean():.3f} -> {losses[-5:].mean():.3f}"
     )
-    before = accuracy(out / "sft", task, held_out)
+    before = accuracy(out / "sft", task, held_out, args.max_new_tokens)
     print(f"held-out accuracy after SFT: {before:.3f}")
 
     from datasets import Dataset
@@ -124,7 +129,7 @@ def main(argv=None) -> None:
     trainer.train()
     trainer.save_model(out / "final")
     print(f"GRPO: {args.steps} steps in {time.perf_counter() - start:.1f} s (compile included)")
-    after = accuracy(out / "final", task, held_out)
+    after = accuracy(out / "final", task, held_out, args.max_new_tokens)
     print(
         f"held-out accuracy: SFT {before:.3f} -> GRPO {after:.3f} ({after - before:+.3f}) "
         f"on {len(held_out)} problems"
@@ -142,7 +147,7 @@ def trainer_kwargs(args, out: Path, dataset, reward) -> dict:
         max_steps=args.steps,
         per_device_train_batch_size=args.prompts * args.generations,
         num_generations=args.generations,
-        max_completion_length=32,
+        max_completion_length=args.max_new_tokens,
         learning_rate=args.lr,
         lr_scheduler_type="constant",
         beta=args.beta,
@@ -188,12 +193,27 @@ def train_tokenizer(texts: list[str], vocab_size: int, directory: Path):
         "tokenizer_class": "PreTrainedTokenizerFast",
         "eos_token": EOS,
         "pad_token": EOS,
-        "model_max_length": 128,
+        "model_max_length": MAX_POSITIONS,
     }
     (directory / "tokenizer_config.json").write_text(json.dumps(tokenizer_config, indent=2))
     generation = {"eos_token_id": eos, "pad_token_id": eos}
     (directory / "generation_config.json").write_text(json.dumps(generation, indent=2))
     return tok
+
+
+def sequence_lengths(tokenizer, task, problems) -> tuple[int, int]:
+    """(the warm-up's sequence length, the tokens a completion may take):
+    64 and 32, or more where the problems need it (a larger --limit)."""
+    prompts = max(len(tokenizer.encode(task.prompt(p)).ids) for p in problems)
+    answers = max(len(tokenizer.encode(" " + p.solution).ids) for p in problems)
+    new_tokens = max(32, answers + 1)  # and EOS
+    length = max(64, prompts + answers)  # the last token (EOS) is only a target
+    if max(length, prompts + new_tokens) > MAX_POSITIONS:
+        sys.exit(
+            f"word_problems.py: error: the problems take up to {prompts} + {answers} tokens, "
+            f"more than the model's {MAX_POSITIONS} positions; use a smaller --limit"
+        )
+    return length, new_tokens
 
 
 def llama_config(args, vocab: int):
@@ -205,7 +225,7 @@ def llama_config(args, vocab: int):
         n_layers=args.layers,
         n_heads=args.heads,
         d_ff=(8 * args.d_model // 3 + 7) // 8 * 8,  # Llama's 8/3 d, rounded
-        max_positions=128,
+        max_positions=MAX_POSITIONS,
         positions="rotary",
         norm="rmsnorm",
         norm_eps=1e-5,
@@ -263,8 +283,7 @@ def warm_up(args, config, weights, tokenizer, task, train):
     from pdg.lowering.cache import build_artifact, default_cache
     from pdg.programs import build_train_lm
 
-    length = 64
-    tokens, targets, mask = sequences(tokenizer, task, train, length)
+    tokens, targets, mask = sequences(tokenizer, task, train, args.length)
     rng = np.random.default_rng([args.seed, 1])
     rows = rng.integers(0, len(train), size=(args.sft_steps, args.sft_batch))
     # Cosine decay to a tenth: the last steps settle what the first ones found.
@@ -272,7 +291,7 @@ def warm_up(args, config, weights, tokenizer, task, train):
         args.sft_lr, args.sft_steps, warmup=args.sft_steps // 10, floor=args.sft_lr / 10
     )
     program = build_train_lm(
-        config, args.sft_batch, length, optim.AdamW(rate, weight_decay=0.0), 1.0, masked=True
+        config, args.sft_batch, args.length, optim.AdamW(rate, weight_decay=0.0), 1.0, masked=True
     )
     work = Path(tempfile.mkdtemp(prefix="pdg-word-problems-"))
     built = build_artifact(program.program, "word_problems_sft", work, default_cache())
@@ -284,7 +303,7 @@ def warm_up(args, config, weights, tokenizer, task, train):
     return weights, np.asarray(result.outputs["loss"])
 
 
-def accuracy(model_dir: Path, task, problems) -> float:
+def accuracy(model_dir: Path, task, problems, max_new_tokens: int) -> float:
     """Greedy decoding of each held-out prompt; the share whose final
     answer is exact."""
     from pdg import models
@@ -295,7 +314,7 @@ def accuracy(model_dir: Path, task, problems) -> float:
     model = models.load(model_dir)
     generator = Generator(model, temperature=0.0, cache=default_cache())
     prompts = [model.tokenizer.encode(task.prompt(p)) for p in problems]
-    completions = [c.text for c in generator.generate(prompts, max_new_tokens=32)]
+    completions = [c.text for c in generator.generate(prompts, max_new_tokens)]
     scores = correct_answer(completions, [p.answer for p in problems])
     return float(np.mean(scores))
 

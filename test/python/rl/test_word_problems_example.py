@@ -120,3 +120,13 @@ def test_a_used_output_directory_is_refused(tmp_path, capsys):
     assert stop.value.code == 2
     assert "is not empty; give a new directory" in capsys.readouterr().err
     assert (tmp_path / "old.txt").read_text() == "keep me"
+
+
+def test_a_limit_the_task_refuses_is_one_line_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as stop:
+        load_example().main([*TINY, "--limit", "3", "--output-dir", str(out)])
+    assert (
+        stop.value.code == "word_problems.py: error: limit must be an integer of at least 4, got 3"
+    )
+    assert not out.exists()

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,6 +101,23 @@ def load_checkpoint(directory, dtype) -> Checkpoint:
         path, _, slot = key.rpartition("/")
         optimizer.setdefault(path, {})[slot] = value
     return Checkpoint(weights, optimizer, int(metadata["step"]), int(metadata["seed"]))
+
+
+def save_policy(output_dir, weights, model) -> Path:
+    """The policy as a Hugging Face directory: config.json,
+    model.safetensors and the tokenizer's files, written beside and moved
+    into `output_dir` (what the trainers' save_model() writes)."""
+    from pdg import models
+
+    target = Path(output_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target))
+    models.save(staging / "model", weights, model)
+    for f in (staging / "model").iterdir():
+        f.replace(target / f.name)
+    (staging / "model").rmdir()
+    staging.rmdir()
+    return target
 
 
 def latest_checkpoint(output_dir) -> Path:

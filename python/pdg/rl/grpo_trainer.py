@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .checkpoints import latest_checkpoint, load_checkpoint, save_checkpoint
+from .checkpoints import latest_checkpoint, load_checkpoint, save_checkpoint, save_policy
 from .data import PromptData
 from .errors import TrainerConfigError
 from .rewards import RewardFunctions
@@ -93,9 +93,13 @@ class GRPOTrainer:
         real = np.float64 if self.args.pdg_dtype == "f64" else np.float32
         self.reference = {k: np.asarray(v, real) for k, v in self.model.weights.items()}
         self.data = PromptData(
-            train_dataset, self.tokenizer, self.args.shuffle_dataset, self.args.seed
+            train_dataset,
+            self.tokenizer,
+            self.args.shuffle_dataset,
+            self.args.seed,
+            width=_stream_prompt_width(self.args, self.config),
         )
-        if self.args.prompts_per_step > len(self.data):
+        if self.data.size is not None and self.args.prompts_per_step > self.data.size:
             raise TrainerConfigError(
                 f"a step needs {self.args.prompts_per_step} prompts "
                 f"(per_device_train_batch_size / num_generations); the dataset has {len(self.data)}"
@@ -104,30 +108,21 @@ class GRPOTrainer:
         self.rewards = RewardFunctions(
             reward_funcs, self.args.reward_weights, self.data, self.tokenizer, self.eos
         )
-        self.total_steps = steps_of(self.args, len(self.data))
+        self.total_steps = steps_of(self.args, self.data.size)
         self.weights = dict(self.reference)
         self.optimizer_state = None
         self.global_step = 0
         self._build()
 
     def _build(self) -> None:
-        from pdg import optim
         from pdg.frontend.errors import ProgramError, SourceLoc, fixed_location
-        from pdg.losses import GRPOAlgorithm
         from pdg.lowering.cache import build_artifact
         from pdg.programs import build_grpo
         from pdg.runtime import load
 
         a = self.args
-        algorithm = GRPOAlgorithm(
-            group=a.num_generations, clip=a.epsilon, beta=a.beta, temperature=a.temperature
-        )
-        optimizer = optim.AdamW(
-            a.optimizer_schedule(self.total_steps),
-            betas=(a.adam_beta1, a.adam_beta2),
-            eps=a.adam_epsilon,
-            weight_decay=a.weight_decay,
-        )
+        algorithm, loss_type = self._algorithm()
+        optimizer = a.optimizer(self.total_steps)
         microbatch = a.pdg_microbatch or max(m for m in range(1, 5) if a.prompts_per_step % m == 0)
         try:
             with fixed_location(SourceLoc("pdg.rl.GRPOTrainer", 0)):
@@ -141,7 +136,7 @@ class GRPOTrainer:
                     optimizer=optimizer,
                     clip_norm=a.max_grad_norm or None,
                     microbatch=microbatch,
-                    loss_type=a.loss_type,
+                    loss_type=loss_type,
                     keyed_reward=True,
                 )
         except ProgramError as e:
@@ -160,6 +155,16 @@ class GRPOTrainer:
             + ("loaded from the cache" if built.cached else f"compiled in {built.seconds:.1f} s")
         )
         self.run_program = load(built.path)
+
+    def _algorithm(self):
+        """(the algorithm build_grpo compiles, its loss_type)."""
+        from pdg.losses import GRPOAlgorithm
+
+        a = self.args
+        algorithm = GRPOAlgorithm(
+            group=a.num_generations, clip=a.epsilon, beta=a.beta, temperature=a.temperature
+        )
+        return algorithm, a.loss_type
 
     def train(self, resume_from_checkpoint=None) -> TrainOutput:
         """Trains for the config's steps; `resume_from_checkpoint`: a
@@ -181,7 +186,9 @@ class GRPOTrainer:
             self.weights, self.optimizer_state = saved.weights, saved.optimizer
             self.global_step = saved.step
         self.rewards.state.max_steps = self.total_steps
-        log = RunLog(a, self.total_steps, self.global_step)
+        log = RunLog(
+            a, self.total_steps, self.global_step, type(self).__name__.removesuffix("Trainer")
+        )
         losses = []
         try:
             while self.global_step < self.total_steps:
@@ -201,7 +208,7 @@ class GRPOTrainer:
             a.pdg_steps_per_call, self.total_steps - start, a.save_steps - start % a.save_steps
         )
         steps = list(range(start, start + count))
-        rows = [self.data.indices(s, a.prompts_per_step) for s in steps]
+        rows = self.data.read(steps, a.prompts_per_step)
         keys = self.rewards.plan(steps, rows)
         prompts = [[self.data.ids[r] for r in batch] for batch in rows]
         inputs = self.program.inputs(
@@ -225,18 +232,22 @@ class GRPOTrainer:
             raise
         seconds = (time.perf_counter() - began) / count
         self.weights, self.optimizer_state = self.program.training.final_state(out)
-        losses, kls = np.asarray(out["loss"]), np.asarray(out["kl"])
+        # Per step: the loss, the KL, the entropy and the gradients' norm
+        # (before clipping), as the program computed them.
+        computed = {k: np.asarray(out[k]) for k in ("loss", "kl", "entropy", "grad_norm")}
         for k, step in enumerate(steps):
             samples = self.rewards.take(step)
-            metrics = self._metrics(step, samples, float(losses[k]), float(kls[k]), seconds)
+            values = {name: float(v[k]) for name, v in computed.items()}
+            metrics = self._metrics(step, samples, values, seconds)
             log.step(step, metrics, samples)
         self.global_step = start + count
         if self.global_step % a.save_steps == 0 or self.global_step == self.total_steps:
             self._save_checkpoint()
-        return [float(x) for x in losses]
+        return [float(x) for x in computed["loss"]]
 
-    def _metrics(self, step: int, samples, loss: float, kl: float, seconds: float) -> dict:
-        """TRL's metrics of one step (see the module docs/rl.md)."""
+    def _metrics(self, step: int, samples, computed: dict, seconds: float) -> dict:
+        """TRL's metrics of one step (see docs/rl.md); `computed`: the
+        program's loss, kl, entropy and grad_norm of the step."""
         a = self.args
         rewards = np.array([s.reward for s in samples])
         by_prompt: dict[int, list[float]] = {}
@@ -247,7 +258,8 @@ class GRPOTrainer:
         clipped = np.array([s.clipped for s in samples])
         ended = lengths[~clipped]
         out = {
-            "loss": loss,
+            "loss": computed["loss"],
+            "grad_norm": computed["grad_norm"],
             "reward": float(rewards.mean()),
             "reward_std": float(np.mean(stds)),
             "frac_reward_zero_std": float(np.mean([sd == 0 for sd in stds])),
@@ -260,7 +272,8 @@ class GRPOTrainer:
             out[f"rewards/{name}/std"] = float(known.std(ddof=1)) if known.size > 1 else 0.0
         out.update(
             {
-                "kl": kl,
+                "kl": computed["kl"],
+                "entropy": computed["entropy"],
                 "completions/mean_length": float(lengths.mean()),
                 "completions/min_length": float(lengths.min()),
                 "completions/max_length": float(lengths.max()),
@@ -274,7 +287,7 @@ class GRPOTrainer:
                 # As transformers logs it: after the scheduler's step, the
                 # rate of the next step.
                 "learning_rate": a.learning_rate_at(step + 1, self.total_steps),
-                "epoch": (step + 1) * a.prompts_per_step / len(self.data),
+                "epoch": self.data.epoch_at(step, a.prompts_per_step),
                 "step_seconds": seconds,
             }
         )
@@ -293,17 +306,7 @@ class GRPOTrainer:
     def save_model(self, output_dir=None) -> Path:
         """The policy as a Hugging Face directory (default output_dir):
         config.json, model.safetensors and the tokenizer's files."""
-        from pdg import models
-
-        target = Path(output_dir or self.args.output_dir)
-        target.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target))
-        models.save(staging / "model", self.weights, self.model.source)
-        for f in (staging / "model").iterdir():
-            f.replace(target / f.name)
-        (staging / "model").rmdir()
-        staging.rmdir()
-        return target
+        return save_policy(output_dir or self.args.output_dir, self.weights, self.model.source)
 
 
 @dataclasses.dataclass
@@ -341,6 +344,22 @@ def _load_model(model, tokenizer) -> _Policy:
         f"model must be a Hugging Face directory, a pdg.models.Model or (DecoderConfig, "
         f"weights), got {type(model).__name__}"
     )
+
+
+def _stream_prompt_width(args, config) -> int:
+    """The longest prompt of a streamed dataset (compiled before its
+    prompts are read): pdg_prompt_width, or what the model's context
+    leaves after max_completion_length."""
+    if args.pdg_prompt_width is not None:
+        return args.pdg_prompt_width
+    room = config.max_positions - args.max_completion_length + 1
+    if room < 1:
+        raise TrainerConfigError(
+            f"max_completion_length={args.max_completion_length} fills the model's context "
+            f"({config.max_positions} positions)",
+            "lower max_completion_length",
+        )
+    return room
 
 
 def _stop_ids(tokenizer) -> tuple[int, ...]:

@@ -16,7 +16,17 @@ from .errors import TrainerConfigError
 
 
 class RunLog:
-    def __init__(self, config, total_steps: int, start_step: int):
+    """`name`: the progress bar's label; `shown`: the metrics it shows."""
+
+    def __init__(
+        self,
+        config,
+        total_steps: int,
+        start_step: int,
+        name: str = "GRPO",
+        shown: tuple[str, ...] = ("reward", "kl"),
+    ):
+        self.shown = shown
         self.config, self.total = config, total_steps
         self.out = Path(config.output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
@@ -31,7 +41,7 @@ class RunLog:
                     "pip install 'pdg[train]'",
                 ) from None
             self.writer = SummaryWriter(str(config.logging_dir or self.out / "runs"))
-        self.bar = _progress(total_steps, start_step, config.disable_tqdm)
+        self.bar = _progress(total_steps, start_step, config.disable_tqdm, name)
 
     def step(self, step: int, metrics: dict[str, float], samples) -> None:
         """Step `step` (from 0) is done with `metrics` and its samples."""
@@ -43,7 +53,7 @@ class RunLog:
         if done % self.config.logging_steps == 0 or done == self.total:
             self._flush(done, samples)
         if self.bar is not None:
-            self.bar.set_postfix(reward=f"{metrics['reward']:.3f}", kl=f"{metrics['kl']:.4f}")
+            self.bar.set_postfix({k: f"{metrics[k]:.4g}" for k in self.shown if k in metrics})
             self.bar.update(1)
 
     def _flush(self, done: int, samples) -> None:
@@ -52,7 +62,7 @@ class RunLog:
         if self.writer is not None:
             for name, value in means.items():
                 self.writer.add_scalar(f"train/{name}", value, done)
-        if self.config.log_completions and samples:
+        if getattr(self.config, "log_completions", False) and samples:
             count = self.config.num_completions_to_print or len(samples)
             shown = samples[:count]
             with open(self.out / "completions.jsonl", "a") as f:
@@ -75,7 +85,7 @@ class RunLog:
         print(text, file=sys.stderr, flush=True)
 
 
-def _progress(total: int, start: int, disabled: bool):
+def _progress(total: int, start: int, disabled: bool, name: str):
     if disabled:
         return None
     try:
@@ -84,7 +94,7 @@ def _progress(total: int, start: int, disabled: bool):
         raise TrainerConfigError(
             "the progress bar needs tqdm", "pip install 'pdg[train]' (or disable_tqdm=True)"
         ) from None
-    return tqdm(total=total, initial=start, desc="GRPO", unit="step", dynamic_ncols=True)
+    return tqdm(total=total, initial=start, desc=name, unit="step", dynamic_ncols=True)
 
 
 def _table(samples) -> str:

@@ -13,7 +13,7 @@ with the completion's start gets TRL's warning, and the same cut). Then
 max_prompt_length keeps the prompt's last tokens, and max_length keeps
 the first tokens of prompt + completion (TRL's "keep_start"); a pair
 whose prompt alone fills max_length is dropped, as TRL drops it. The
-order is data.py's (RowOrder, RowStream).
+order is rows.py's.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import sys
 
 import numpy as np
 
-from .data import KeyedIds, RowStream, row_source
 from .errors import TrainerConfigError
+from .rows import KeyedIds, RowStream, row_source
 
 COLUMNS = ("prompt", "chosen", "rejected")
 

@@ -435,7 +435,7 @@ def test_a_stream_is_read_in_a_seeded_buffer_shuffle_and_epochs():
     set_epoch(e) (a new shuffle), the epochs end to end; reading step k
     anew (a resumed run) gives what reading up to it gave."""
     from datasets import Dataset
-    from pdg.rl.data import RowStream
+    from pdg.rl.rows import RowStream
 
     rows = [{"prompt": f"p{k}"} for k in range(10)]
     dataset = Dataset.from_list(rows).to_iterable_dataset(num_shards=2)

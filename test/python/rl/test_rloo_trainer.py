@@ -54,7 +54,10 @@ args = RLOOConfig(
     seed=3,
 )
 trainer = RLOOTrainer(
-    model=model_dir, reward_funcs=[correct_answer, first_token_parity], args=args, train_dataset=dataset
+    model=model_dir,
+    reward_funcs=[correct_answer, first_token_parity],
+    args=args,
+    train_dataset=dataset,
 )
 trainer.train()
 """

@@ -9,7 +9,8 @@ a checkpoint computes what the uninterrupted run computed, bit for bit.
 Weights not in float32 (pdg_dtype="f64") are also kept exactly there
 ("weight/<path>"), since the Hugging Face copy is float32. A LoRA run's
 Hugging Face copy is the merged model; its adapters are kept there
-("weight/<path>.lora_a", ...), and the metadata's "lora" names its setup.
+("weight/<path>.lora_a", ...), and the metadata's "lora" names its setup;
+checkpoint-N/adapter/ holds them as PEFT saves them, where PEFT can.
 
 A checkpoint is written into a temporary directory beside its place and
 renamed there when complete: a run stopped while saving leaves no half
@@ -44,12 +45,21 @@ class Checkpoint:
 
 
 def save_checkpoint(
-    output_dir, step: int, weights, optimizer, model, seed: int, exact=None, lora: str = ""
+    output_dir,
+    step: int,
+    weights,
+    optimizer,
+    model,
+    seed: int,
+    exact=None,
+    lora: str = "",
+    write_more=None,
 ) -> Path:
     """output_dir/checkpoint-<step>/ (see the module's docstring); `model`
     is what models.save takes (a loaded Model or a DecoderConfig);
     `exact`: more weights by path, kept only in the state file (LoRA's
-    adapters); `lora`: the LoRA setup, recorded."""
+    adapters); `lora`: the LoRA setup, recorded; `write_more(directory)`
+    adds files before the checkpoint is complete."""
     from safetensors.numpy import save_file
 
     from pdg import models
@@ -74,6 +84,8 @@ def save_checkpoint(
     (temporary / "trainer_state.json").write_text(
         json.dumps({"global_step": step, "seed": seed}, indent=2) + "\n"
     )
+    if write_more is not None:
+        write_more(temporary)
     if final.exists():
         shutil.rmtree(final)
     os.replace(temporary, final)

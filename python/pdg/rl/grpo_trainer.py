@@ -27,6 +27,7 @@ the logs and checkpoints.
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -326,7 +327,20 @@ class GRPOTrainer:
             self.args.seed,
             exact=adapters,
             lora=_describe_lora(self.lora),
+            write_more=self._save_adapter,
         )
+
+    def _save_adapter(self, directory: Path) -> None:
+        """With LoRA, the adapters in PEFT's format under directory/adapter
+        (a directory of its own: beside model.safetensors, transformers
+        would take adapter_config.json for the model)."""
+        from pdg.models.lora import peft_expressible, save_adapter
+
+        p = self.model
+        if self.lora is None or not peft_expressible(self.lora, p.config, p.layout):
+            return
+        base = str(p.source.directory.resolve()) if hasattr(p.source, "directory") else ""
+        save_adapter(directory / "adapter", self.lora, self.weights, p.config, p.layout, base)
 
     def merged_weights(self) -> dict:
         """The policy's weights by path, with LoRA's adapters folded in."""
@@ -339,14 +353,18 @@ class GRPOTrainer:
     def save_model(self, output_dir=None) -> Path:
         """The policy as a Hugging Face directory (default output_dir):
         config.json, model.safetensors and the tokenizer's files (with
-        LoRA, the adapters merged into the base weights)."""
+        LoRA, the adapters merged into the base weights, and in PEFT's
+        format in adapter/)."""
         from pdg import models
 
         target = Path(output_dir or self.args.output_dir)
         target.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target))
         models.save(staging / "model", self.merged_weights(), self.model.source)
+        self._save_adapter(staging / "model")
         for f in (staging / "model").iterdir():
+            if f.is_dir() and (target / f.name).is_dir():
+                shutil.rmtree(target / f.name)
             f.replace(target / f.name)
         (staging / "model").rmdir()
         staging.rmdir()

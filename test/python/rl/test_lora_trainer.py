@@ -10,6 +10,8 @@ implement are refused, without compiling."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -106,6 +108,38 @@ def test_only_the_adapters_train_and_the_export_is_merged(lora_run, capsys):
     exported = models.load(root / "exported").weights
     for path in adapted:
         np.testing.assert_array_equal(exported[path], merged[path], err_msg=path)
+
+
+def test_peft_loads_the_adapters_onto_the_base_model(lora_run):
+    """checkpoint-N/adapter and save_model()'s adapter/ are PEFT's format:
+    peft puts them on the starting model, whose logits are then the merged
+    checkpoint's (float32, 1e-5)."""
+    peft = pytest.importorskip("peft")
+    import torch
+    import transformers
+
+    root, t = lora_run
+    ids = torch.tensor([[0, 17, 30, 5, 9, 2]])
+    merged = transformers.AutoModelForCausalLM.from_pretrained(
+        root / "out" / "checkpoint-3", dtype=torch.float32
+    )
+    want = merged(ids).logits
+    config = json.loads(
+        (root / "out" / "checkpoint-3" / "adapter" / "adapter_config.json").read_text()
+    )
+    assert config["base_model_name_or_path"] == str((root / "llama").resolve())
+    exported = t.save_model(root / "exported-for-peft")
+    for adapter in (root / "out" / "checkpoint-3" / "adapter", exported / "adapter"):
+        base = transformers.AutoModelForCausalLM.from_pretrained(
+            root / "llama", dtype=torch.float32
+        )
+        model = peft.PeftModel.from_pretrained(base, adapter)
+        adapted = {n for n, _ in model.named_modules() if n.endswith("lora_A")}
+        assert len(adapted) == len(t.lora.targets)
+        with torch.no_grad():
+            assert (model(ids).logits - want).abs().max().item() <= 1e-5
+            with model.disable_adapter():  # and without them, the starting model
+                assert (model(ids).logits - want).abs().max().item() > 1e-4
 
 
 def test_trainable_parameter_count_is_reported(tmp_path, capsys):

@@ -240,6 +240,7 @@ def build_grpo(
     keyed_reward: bool = False,
     lora: LoraSpec | None = None,
     scale_rewards: str = "group",
+    gradients: bool = True,
 ) -> GRPOProgram:
     """`eos`: the id, or ids, that end a completion. `layout`: "group" (the
     default) steps the completions of `microbatch` prompts together, as the
@@ -247,6 +248,8 @@ def build_grpo(
     over a dim g (see the module's docstring). `loss_type`: see LOSS_TYPES.
     `keyed_reward`: `reward` is a KeyedRewardFn, called once per point with
     every completion of the point and its prompt's key (an input).
+    `gradients=False` (without an optimizer): no gradient outputs, only
+    the samples and their rewards, loss and KL (an evaluation).
     `scale_rewards` (TRL's): the advantages are the rewards less their
     group's mean, divided by the group's std ("group"), by the std of the
     iteration's whole batch ("batch"), or not divided ("none").
@@ -427,8 +430,10 @@ def build_grpo(
     )
     if optimizer is None:
         prog.output("tokens", chosen)
-        for path, grad in zip(params, autodiff.grad(loss, list(params.values())), strict=True):
-            prog.output("g_" + path.replace(".", "_"), grad)
+        if gradients:
+            grads = autodiff.grad(loss, list(params.values()))
+            for path, grad in zip(params, grads, strict=True):
+                prog.output("g_" + path.replace(".", "_"), grad)
         return built
     built.training = optim.minimize(loss, params, optimizer, clip_norm)
     built.training.add_outputs()

@@ -38,6 +38,7 @@ import numpy as np
 from .checkpoints import latest_checkpoint, load_checkpoint, save_checkpoint
 from .data import PromptData
 from .errors import TrainerConfigError
+from .metrics import sample_metrics
 from .rewards import RewardFunctions
 from .run_log import RunLog
 from .trl_config import GRPOConfig, steps_of
@@ -71,7 +72,6 @@ class GRPOTrainer:
         reference is the base model, and checkpoints and save_model() hold
         the merged model (see pdg.nn.lora)."""
         unsupported = {
-            "eval_dataset": eval_dataset,
             "reward_processing_classes": reward_processing_classes,
             "callbacks": callbacks,
         }
@@ -109,6 +109,16 @@ class GRPOTrainer:
             reward_funcs, self.args.reward_weights, self.data, self.tokenizer, self.eos
         )
         self.total_steps = steps_of(self.args, len(self.data))
+        self.evaluator = None
+        if eval_dataset is not None and self.args.evaluation_interval:
+            from .evaluation import Evaluator
+
+            self.evaluator = Evaluator(self, eval_dataset, reward_funcs)
+        elif self.args.evaluation_interval:
+            raise TrainerConfigError(
+                f"eval_strategy='{self.args.eval_strategy}' needs an eval_dataset",
+                "pass eval_dataset=..., or eval_strategy='no'",
+            )
         self.weights = dict(self.reference)
         if self.lora is not None:
             from pdg.nn.lora import init_adapters
@@ -171,6 +181,8 @@ class GRPOTrainer:
             + ("loaded from the cache" if built.cached else f"compiled in {built.seconds:.1f} s")
         )
         self.run_program = load(built.path)
+        if self.evaluator is not None:
+            self.evaluator.build(self, algorithm, cache)
         RunLog.message(self._parameter_summary())
 
     def _parameter_summary(self) -> str:
@@ -216,9 +228,14 @@ class GRPOTrainer:
         self.rewards.state.max_steps = self.total_steps
         log = RunLog(a, self.total_steps, self.global_step)
         losses = []
+        interval = a.evaluation_interval if self.evaluator is not None else None
         try:
+            if interval and a.eval_on_start and self.global_step == 0:
+                self._evaluate(log)
             while self.global_step < self.total_steps:
                 losses += self._call(log)
+                if interval and self.global_step % interval == 0:
+                    self._evaluate(log)
         finally:
             log.close()
         mean_loss = float(np.mean(losses)) if losses else float("nan")
@@ -233,6 +250,8 @@ class GRPOTrainer:
         count = min(
             a.pdg_steps_per_call, self.total_steps - start, a.save_steps - start % a.save_steps
         )
+        if self.evaluator is not None:  # a call ends where an evaluation falls
+            count = min(count, a.evaluation_interval - start % a.evaluation_interval)
         steps = list(range(start, start + count))
         rows = [self.data.indices(s, a.prompts_per_step) for s in steps]
         keys = self.rewards.plan(steps, rows)
@@ -269,37 +288,27 @@ class GRPOTrainer:
             self._save_checkpoint()
         return [float(x) for x in losses]
 
+    def evaluate(self) -> dict:
+        """TRL's metrics of the policy on eval_dataset, "eval_" in front."""
+        if self.evaluator is None:
+            raise TrainerConfigError(
+                "evaluate() needs an eval_dataset and an eval_strategy other than 'no'"
+            )
+        reference = self.reference if self.lora is None else None
+        metrics, _ = self.evaluator.evaluate(self.weights, reference, self.global_step)
+        return {f"eval_{k}": v for k, v in metrics.items()}
+
+    def _evaluate(self, log: RunLog) -> None:
+        reference = self.reference if self.lora is None else None
+        metrics, samples = self.evaluator.evaluate(self.weights, reference, self.global_step)
+        log.evaluation(self.global_step, metrics, samples)
+
     def _metrics(self, step: int, samples, loss: float, kl: float, seconds: float) -> dict:
         """TRL's metrics of one step (see the module docs/rl.md)."""
         a = self.args
-        rewards = np.array([s.reward for s in samples])
-        by_prompt: dict[int, list[float]] = {}
-        for s in samples:
-            by_prompt.setdefault(s.key, []).append(s.reward)
-        stds = [np.std(v, ddof=1) for v in by_prompt.values()]
-        lengths = np.array([s.length for s in samples], np.float64)
-        clipped = np.array([s.clipped for s in samples])
-        ended = lengths[~clipped]
-        out = {
-            "loss": loss,
-            "reward": float(rewards.mean()),
-            "reward_std": float(np.mean(stds)),
-            "frac_reward_zero_std": float(np.mean([sd == 0 for sd in stds])),
-        }
-        per_function = np.array([s.rewards for s in samples])
-        for j, name in enumerate(self.rewards.names):
-            column = per_function[:, j]
-            known = column[~np.isnan(column)]
-            out[f"rewards/{name}/mean"] = float(known.mean()) if known.size else float("nan")
-            out[f"rewards/{name}/std"] = float(known.std(ddof=1)) if known.size > 1 else 0.0
+        out = {"loss": loss, **sample_metrics(samples, self.rewards.names), "kl": kl}
         out.update(
             {
-                "kl": kl,
-                "completions/mean_length": float(lengths.mean()),
-                "completions/min_length": float(lengths.min()),
-                "completions/max_length": float(lengths.max()),
-                "completions/clipped_ratio": float(clipped.mean()),
-                "completions/mean_terminated_length": float(ended.mean()) if ended.size else 0.0,
                 # One update per batch: the ratio to the sampling policy is
                 # exactly 1, so nothing is clipped (as TRL with num_iterations=1).
                 "clip_ratio/low_mean": 0.0,

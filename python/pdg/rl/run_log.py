@@ -52,6 +52,27 @@ class RunLog:
             self.bar.set_postfix(reward=f"{metrics['reward']:.3f}", kl=f"{metrics['kl']:.4f}")
             self.bar.update(1)
 
+    def evaluation(self, step: int, metrics: dict[str, float], samples) -> None:
+        """An evaluation after `step` steps: log.jsonl gets a line of
+        "eval_<name>" values, TensorBoard and wandb "eval/<name>" (as
+        transformers writes evaluation metrics); with log_completions its
+        samples go to completions.jsonl, marked "eval"."""
+        with open(self.out / "log.jsonl", "a") as f:
+            line = {"step": step, **{f"eval_{k}": v for k, v in metrics.items()}}
+            f.write(json.dumps(line) + "\n")
+        if self.writer is not None:
+            for name, value in metrics.items():
+                self.writer.add_scalar(f"eval/{name}", value, step)
+            self.writer.flush()
+        if self.wandb is not None:
+            self.wandb.log({f"eval/{name}": value for name, value in metrics.items()}, step=step)
+        if self.config.log_completions and samples:
+            with open(self.out / "completions.jsonl", "a") as f:
+                for s in samples:
+                    line = {"step": step, "eval": True, "prompt": s.prompt}
+                    f.write(json.dumps({**line, "completion": s.completion, "reward": s.reward}))
+                    f.write("\n")
+
     def _flush(self, done: int, samples) -> None:
         means = {k: sum(v) / len(v) for k, v in self.window.items()}
         self.window.clear()

@@ -57,6 +57,13 @@ class GRPOConfig:
     num_completions_to_print: int | None = None
     seed: int = 42
     shuffle_dataset: bool = True
+    # Evaluation on eval_dataset: "no", or every eval_steps steps ("steps";
+    # eval_steps None: logging_steps, as transformers); a batch counts
+    # completions, as the training batch.
+    eval_strategy: str = "no"
+    eval_steps: int | None = None
+    per_device_eval_batch_size: int = 8
+    eval_on_start: bool = False
     disable_tqdm: bool = False
 
     # pdg's own options (no TRL counterpart).
@@ -82,6 +89,13 @@ class GRPOConfig:
         if isinstance(self.scale_rewards, bool):
             return "group" if self.scale_rewards else "none"
         return self.scale_rewards
+
+    @property
+    def evaluation_interval(self) -> int | None:
+        """Steps between evaluations (None: no evaluation)."""
+        if self.eval_strategy == "no":
+            return None
+        return self.eval_steps or self.logging_steps
 
     @property
     def prompts_per_step(self) -> int:
@@ -145,6 +159,21 @@ class GRPOConfig:
             not unknown,
             f"report_to {unknown} is not supported",
             "use 'tensorboard', 'wandb' or 'none' (a JSONL log is always written)",
+        )
+        need(
+            self.eval_strategy in ("no", "steps"),
+            f"eval_strategy '{self.eval_strategy}' is not supported",
+            "use 'steps' (every eval_steps steps) or 'no'",
+        )
+        need(
+            self.eval_steps is None or (isinstance(self.eval_steps, int) and self.eval_steps > 0),
+            f"eval_steps must be a positive integer, got {self.eval_steps!r}",
+        )
+        need(
+            self.per_device_eval_batch_size >= self.num_generations
+            and self.per_device_eval_batch_size % self.num_generations == 0,
+            f"per_device_eval_batch_size ({self.per_device_eval_batch_size}) counts "
+            f"completions: a multiple of num_generations ({self.num_generations})",
         )
         need(self.pdg_steps_per_call >= 1, "pdg_steps_per_call must be at least 1")
         need(self.pdg_dtype in ("f32", "f64"), "pdg_dtype must be 'f32' or 'f64'")

@@ -422,3 +422,8 @@ def test_pdg_train_runs_the_same_from_a_config_file(trl_run, capsys):
     assert main(["train", str(work / "bad.yaml")]) == 1
     err = capsys.readouterr().err
     assert "args: epochs is not a GRPOConfig field" in err and "Traceback" not in err
+    no_eval = {**config, "args": {**args, "eval_strategy": "steps"}}
+    (work / "no-eval.yaml").write_text(json.dumps(no_eval))
+    assert main(["train", str(work / "no-eval.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "eval_strategy='steps' needs an eval_dataset" in err and "Traceback" not in err

@@ -38,6 +38,7 @@ import numpy as np
 from .checkpoints import latest_checkpoint, load_checkpoint, save_checkpoint
 from .data import PromptData
 from .errors import TrainerConfigError
+from .grpo_programs import compile_grpo, run_grpo
 from .metrics import sample_metrics
 from .rewards import RewardFunctions
 from .run_log import RunLog
@@ -131,16 +132,8 @@ class GRPOTrainer:
 
     def _build(self) -> None:
         from pdg import optim
-        from pdg.frontend.errors import ProgramError, SourceLoc, fixed_location
-        from pdg.losses import GRPOAlgorithm
-        from pdg.lowering.cache import build_artifact
-        from pdg.programs import build_grpo
-        from pdg.runtime import load
 
         a = self.args
-        algorithm = GRPOAlgorithm(
-            group=a.num_generations, clip=a.epsilon, beta=a.beta, temperature=a.temperature
-        )
         optimizer = optim.AdamW(
             a.optimizer_schedule(self.total_steps),
             betas=(a.adam_beta1, a.adam_beta2),
@@ -148,41 +141,20 @@ class GRPOTrainer:
             weight_decay=a.weight_decay,
         )
         microbatch = a.pdg_microbatch or max(m for m in range(1, 5) if a.prompts_per_step % m == 0)
-        try:
-            with fixed_location(SourceLoc("pdg.rl.GRPOTrainer", 0)):
-                self.program = build_grpo(
-                    self.config,
-                    algorithm,
-                    self.rewards,
-                    eos=self.eos,
-                    prompt_width=self.data.prompt_width,
-                    max_new_tokens=a.max_completion_length,
-                    optimizer=optimizer,
-                    clip_norm=a.max_grad_norm or None,
-                    microbatch=microbatch,
-                    loss_type=a.loss_type,
-                    keyed_reward=True,
-                    lora=self.lora,
-                    scale_rewards=a.reward_scale,
-                )
-        except ProgramError as e:
-            raise TrainerConfigError(
-                f"GRPOTrainer: {e.message}",
-                e.hint
-                or f"the longest prompt has {self.data.prompt_width} tokens and completions up "
-                f"to max_completion_length={a.max_completion_length}",
-            ) from None
         cache = Path(a.pdg_cache) if a.pdg_cache else _default_cache()
         RunLog.message(f"pdg: GRPO program: compiled once, then loaded from {cache}...")
-        work = Path(tempfile.mkdtemp(prefix="pdg-grpo-trainer-"))
-        built = build_artifact(self.program.program, "grpo_trainer", work, cache)
-        RunLog.message(
-            "pdg: GRPO program "
-            + ("loaded from the cache" if built.cached else f"compiled in {built.seconds:.1f} s")
+        self.program, self.run_program = compile_grpo(
+            self,
+            self.rewards,
+            self.data,
+            "training",
+            cache,
+            optimizer=optimizer,
+            clip_norm=a.max_grad_norm or None,
+            microbatch=microbatch,
         )
-        self.run_program = load(built.path)
         if self.evaluator is not None:
-            self.evaluator.build(self, algorithm, cache)
+            self.evaluator.build(self, cache)
         RunLog.message(self._parameter_summary())
 
     def _parameter_summary(self) -> str:
@@ -244,8 +216,6 @@ class GRPOTrainer:
     def _call(self, log: RunLog) -> list[float]:
         """One call of the program: up to pdg_steps_per_call steps, ending
         at the next checkpoint or the last step."""
-        from pdg.runtime.cpu import UdfError
-
         a, start = self.args, self.global_step
         count = min(
             a.pdg_steps_per_call, self.total_steps - start, a.save_steps - start % a.save_steps
@@ -267,14 +237,7 @@ class GRPOTrainer:
         )
         self.rewards.state.global_step = start
         began = time.perf_counter()
-        try:
-            out = self.run_program.run(
-                inputs, self.program.symbols(inputs), udfs=self.program.udfs
-            ).outputs
-        except UdfError as e:
-            if isinstance(e.__cause__, TrainerConfigError):
-                raise e.__cause__ from None
-            raise
+        out = run_grpo(self.program, self.run_program, inputs)
         seconds = (time.perf_counter() - began) / count
         trained, self.optimizer_state = self.program.training.final_state(out)
         self.weights = {**self.weights, **trained}

@@ -62,7 +62,7 @@ import numpy as np
 import pdg.frontend as pf
 from pdg import autodiff, losses, optim
 from pdg.frontend.dtypes import numpy_dtype
-from pdg.nn import GPT, DecoderConfig
+from pdg.nn import GPT, DecoderConfig, LoraSpec
 
 from .sequences import check_positions, eos_ids, is_eos
 
@@ -86,7 +86,7 @@ LOSS_TYPES = ("grpo", "dapo", "bnpo", "dr_grpo")
 class GRPOProgram:
     program: pf.Program
     policy: GPT
-    reference: GPT
+    reference: GPT | None  # None with LoRA: the policy without its adapters
     prompt_width: int
     udfs: dict  # the host callbacks a run needs, by name
     group: int  # completions per prompt
@@ -100,7 +100,7 @@ class GRPOProgram:
     def inputs(
         self,
         weights: dict,
-        reference_weights: dict,
+        reference_weights: dict | None,
         prompts: Sequence[Sequence[Sequence[int]]],
         seed: int,
         state: dict | None = None,
@@ -110,7 +110,8 @@ class GRPOProgram:
         """Program inputs: `prompts[i][p]` the token ids of prompt p at
         iteration i (one iteration without an optimizer), the policy's
         weights (and optimizer `state`, `start_step` when training) and the
-        reference's, by path. `keys[i][p]`: an integer the keyed reward
+        reference's, by path (None with LoRA: `weights` holds the base
+        model and the adapters). `keys[i][p]`: an integer the keyed reward
         receives with each completion of that prompt (keyed programs only)."""
         iterations = len(prompts)
         if iterations == 0 or not prompts[0]:
@@ -156,10 +157,17 @@ class GRPOProgram:
         else:  # the program's dims: [p, i]
             padded, lengths = np.swapaxes(padded, 0, 1), np.swapaxes(lengths, 0, 1)
             key_of = np.swapaxes(key_of, 0, 1)
-            inputs = self.training.initial_inputs(weights, state, start_step=start_step)
-        inputs.update(
-            self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
-        )
+            # The frozen weights (LoRA's base), then the trained ones.
+            inputs = self.policy.inputs_from(weights) if self.reference is None else {}
+            inputs.update(self.training.initial_inputs(weights, state, start_step=start_step))
+        if self.reference is not None:
+            inputs.update(
+                self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
+            )
+        elif reference_weights is not None:
+            raise ValueError(
+                "with LoRA the reference is the base model: give reference_weights=None"
+            )
         inputs.update(prompt=padded, prompt_len=lengths, seed=np.asarray(seed, np.int64))
         if self.keyed:
             inputs["prompt_key"] = key_of
@@ -233,6 +241,9 @@ def build_grpo(
     microbatch: int = 1,
     loss_type: str = "grpo",
     keyed_reward: bool = False,
+    lora: LoraSpec | None = None,
+    scale_rewards: str = "group",
+    gradients: bool = True,
 ) -> GRPOProgram:
     """`grpo`: the algorithm, GRPO's, or RLOO's as TRL's RLOOTrainer has
     it (losses.rloo: the leave-one-out advantages of rewards with the KL
@@ -243,7 +254,14 @@ def build_grpo(
     gives each completion its own point over a dim g (see the module's
     docstring). `loss_type`: see LOSS_TYPES.
     `keyed_reward`: `reward` is a KeyedRewardFn, called once per point with
-    every completion of the point and its prompt's key (an input)."""
+    every completion of the point and its prompt's key (an input).
+    `gradients=False` (without an optimizer): no gradient outputs, only
+    the samples and their rewards, loss and KL (an evaluation).
+    `scale_rewards` (TRL's, GRPO only): the advantages are the rewards less
+    their group's mean, divided by the group's std ("group"), by the std of
+    the iteration's whole batch ("batch"), or not divided ("none").
+    `lora`: only the adapters it adds to the policy train; the reference is
+    the policy without them (one set of base weights, no `ref.*` inputs)."""
     if not isinstance(grpo, (losses.GRPOAlgorithm, losses.RLOOAlgorithm)):
         raise pf.ProgramError("build_grpo() needs a losses.GRPOAlgorithm or RLOOAlgorithm")
     rloo = isinstance(grpo, losses.RLOOAlgorithm)
@@ -251,6 +269,8 @@ def build_grpo(
         raise pf.ProgramError(
             "RLOO's loss is on each completion's summed log-probs: it takes no loss_type"
         )
+    if rloo and scale_rewards != "group":
+        raise pf.ProgramError("RLOO's advantages are leave-one-out baselines: no scale_rewards")
     if grpo.group < 2:
         raise pf.ProgramError(f"a group needs at least 2 completions, got {grpo.group}")
     if not callable(reward):
@@ -260,6 +280,11 @@ def build_grpo(
     if loss_type not in LOSS_TYPES:
         raise pf.ProgramError(
             f"unknown loss_type '{loss_type}'", hint=f"use one of {', '.join(LOSS_TYPES)}"
+        )
+    if scale_rewards not in losses.grpo.SCALES:
+        raise pf.ProgramError(
+            f"unknown scale_rewards '{scale_rewards}'",
+            hint=f"use one of {', '.join(losses.grpo.SCALES)}",
         )
     if layout not in LAYOUTS:
         raise pf.ProgramError(f"unknown layout '{layout}'", hint="use 'group' or 'completion'")
@@ -299,10 +324,11 @@ def build_grpo(
         return spread.reshape(*rows)
 
     seed = prog.input("seed", (), "i64")
-    reference = GPT(prog, config, path="ref")  # fixed: program inputs
+    # The reference is fixed (program inputs); with LoRA it is the base model.
+    reference = GPT(prog, config, path="ref") if lora is None else None
     if i is not None:
         prog.iterate_parameters(i)
-    policy = GPT(prog, config)
+    policy = GPT(prog, config, lora=lora)
 
     # Generation. Positions are per sequence: a value over t alone would
     # run once for all sequences, outside the loop over i that they end in.
@@ -354,7 +380,11 @@ def build_grpo(
     # gradient flows through these), and the reference's, step by step.
     policy_log_p = log_probs(logits)
     logp = chosen_of(policy_log_p).named("logp")
-    ref_logp = chosen_of(log_probs(reference(tok, pos, t))).named("ref_logp")
+    if reference is None:  # LoRA: the base model is the policy without its adapters
+        with policy.without_adapters():
+            ref_logp = chosen_of(log_probs(policy(tok, pos, t))).named("ref_logp")
+    else:
+        ref_logp = chosen_of(log_probs(reference(tok, pos, t))).named("ref_logp")
     # The entropy of the distribution each token was sampled from (TRL's
     # `entropy`); only logged, so no gradient flows through it.
     entropy_tok = -(pf.exp(policy_log_p) * policy_log_p).sum(axis=-1)
@@ -376,6 +406,7 @@ def build_grpo(
         domain=[*per_prompt, *group_dims],
         name="reward",
     )
+    # An iteration's whole batch of a value over the prompts (and g).
     batch = tuple([slice(0, p.size), *outer, *(slice(0, g.size) for g in group_dims)])
     length = whole(mask, t).sum(axis=0).named("length")
     delta = ref_logp - logp
@@ -394,11 +425,14 @@ def build_grpo(
         per_sequence = losses.rloo_sequence_loss(seq_logp, advantage).named("sequence_loss")
         loss = per_sequence[batch].mean()
     else:
+        scale = scale_rewards
+        if scale_rewards == "batch":
+            scale = losses.grpo.batch_std(rewards[batch]).named("batch_reward_std")
         if rows:
-            advantage = losses.row_advantages(rewards, grpo.group, grpo.eps).named("advantage")
+            advantage = losses.row_advantages(rewards, grpo.group, grpo.eps, scale)
         else:
-            advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps)
-            advantage = advantage.named("advantage")
+            advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps, scale)
+        advantage = advantage.named("advantage")
         # The loss: one update per batch, so the sampling policy is the
         # policy itself (ratio 1, its gradient the log-prob's).
         per_token = losses.grpo_token_loss(
@@ -418,7 +452,7 @@ def build_grpo(
     for name, value in outputs.items():
         prog.output(name, value)
 
-    params = policy.parameters()
+    params = policy.trainable_parameters()
     built = GRPOProgram(
         prog,
         policy,
@@ -434,8 +468,10 @@ def build_grpo(
     )
     if optimizer is None:
         prog.output("tokens", chosen)
-        for path, grad in zip(params, autodiff.grad(loss, list(params.values())), strict=True):
-            prog.output("g_" + path.replace(".", "_"), grad)
+        if gradients:
+            grads = autodiff.grad(loss, list(params.values()))
+            for path, grad in zip(params, grads, strict=True):
+                prog.output("g_" + path.replace(".", "_"), grad)
         return built
     built.training = optim.minimize(loss, params, optimizer, clip_norm)
     prog.output("grad_norm", built.training.grad_norm)  # before clipping

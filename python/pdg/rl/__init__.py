@@ -28,6 +28,7 @@ __all__ = [
     "GRPOConfig",
     "GRPOProgramTrainer",
     "GRPOTrainer",
+    "LoraConfig",
     "PPOTrainer",
     "PairwiseDPOTrainer",
     "ProgressBar",
@@ -44,6 +45,10 @@ def __getattr__(name):
         from .grpo_trainer import GRPOTrainer
 
         return GRPOTrainer
+    if name == "LoraConfig":
+        from pdg.models.lora import LoraConfig
+
+        return LoraConfig
     if name == "SampledGRPOTrainer":
         from .trainer import SampledGRPOTrainer
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 
 from .errors import TrainerConfigError
 
-REPORT_TO = ("tensorboard", "none")
+REPORT_TO = ("tensorboard", "wandb", "none")
 SCHEDULES = ("linear", "constant", "constant_with_warmup")
 LOSS_TYPES = ("grpo", "dapo", "bnpo", "dr_grpo")
 
@@ -65,11 +65,14 @@ class TrainingArguments:
         return self.per_device_train_batch_size
 
     def report_targets(self) -> list[str]:
-        """The integrations to log to ("tensorboard"), TRL's spelling in:
-        a name, a list of names, "all" or "none"."""
+        """The integrations to log to ("tensorboard", "wandb"), TRL's
+        spelling in: a name, a list of names, "all" (tensorboard, and wandb
+        where it is installed) or "none"."""
         names = [self.report_to] if isinstance(self.report_to, str) else list(self.report_to)
         if "all" in names:
-            return ["tensorboard"]
+            import importlib.util
+
+            return ["tensorboard"] + (["wandb"] if importlib.util.find_spec("wandb") else [])
         return [n for n in names if n != "none"]
 
     def _need(self, ok: bool, message: str, hint: str = "") -> None:
@@ -102,7 +105,7 @@ class TrainingArguments:
         need(
             not unknown,
             f"report_to {unknown} is not supported",
-            "use 'tensorboard' or 'none' (a JSONL log is always written)",
+            "use 'tensorboard', 'wandb' or 'none' (a JSONL log is always written)",
         )
         need(self.pdg_steps_per_call >= 1, "pdg_steps_per_call must be at least 1")
         need(self.pdg_dtype in ("f32", "f64"), "pdg_dtype must be 'f32' or 'f64'")
@@ -165,11 +168,20 @@ class GRPOConfig(TrainingArguments):
     beta: float = 0.0
     epsilon: float = 0.2  # the surrogate's clip range
     loss_type: str = "dapo"
-    scale_rewards: str = "group"  # advantages divided by the group's reward std
+    # The advantages' divisor: the group's reward std ("group" or True), the
+    # batch's ("batch"), or none ("none" or False, as Dr. GRPO advises).
+    scale_rewards: str | bool = "group"
     reward_weights: list[float] | None = None
     log_completions: bool = False  # a table of samples every logging_steps
     num_completions_to_print: int | None = None
     shuffle_dataset: bool = True
+    # Evaluation on eval_dataset: "no", or every eval_steps steps ("steps";
+    # eval_steps None: logging_steps, as transformers); a batch counts
+    # completions, as the training batch.
+    eval_strategy: str = "no"
+    eval_steps: int | None = None
+    per_device_eval_batch_size: int = 8
+    eval_on_start: bool = False
 
     # pdg's own options (no TRL counterpart).
     # Prompts whose completions step together as the rows of one point
@@ -184,6 +196,20 @@ class GRPOConfig(TrainingArguments):
     @property
     def prompts_per_step(self) -> int:
         return self.per_device_train_batch_size // self.num_generations
+
+    @property
+    def reward_scale(self) -> str:
+        """scale_rewards as one of "group", "batch", "none"."""
+        if isinstance(self.scale_rewards, bool):
+            return "group" if self.scale_rewards else "none"
+        return self.scale_rewards
+
+    @property
+    def evaluation_interval(self) -> int | None:
+        """Steps between evaluations (None: no evaluation)."""
+        if self.eval_strategy == "no":
+            return None
+        return self.eval_steps or self.logging_steps
 
     @property
     def rows_per_step(self) -> int:
@@ -205,6 +231,21 @@ class GRPOConfig(TrainingArguments):
         need(self.beta >= 0, f"beta must be >= 0, got {self.beta}")
         need(self.temperature > 0, f"temperature must be positive, got {self.temperature}")
         self._check_loss_options()
+        need(
+            self.eval_strategy in ("no", "steps"),
+            f"eval_strategy '{self.eval_strategy}' is not supported",
+            "use 'steps' (every eval_steps steps) or 'no'",
+        )
+        need(
+            self.eval_steps is None or (isinstance(self.eval_steps, int) and self.eval_steps > 0),
+            f"eval_steps must be a positive integer, got {self.eval_steps!r}",
+        )
+        need(
+            self.per_device_eval_batch_size >= self.num_generations
+            and self.per_device_eval_batch_size % self.num_generations == 0,
+            f"per_device_eval_batch_size ({self.per_device_eval_batch_size}) counts "
+            f"completions: a multiple of num_generations ({self.num_generations})",
+        )
         if self.pdg_microbatch is not None:
             need(
                 self.prompts_per_step % self.pdg_microbatch == 0,
@@ -223,9 +264,9 @@ class GRPOConfig(TrainingArguments):
             f"use one of {', '.join(LOSS_TYPES)}",
         )
         need(
-            self.scale_rewards in ("group", True),
-            f"scale_rewards={self.scale_rewards!r} is not supported yet",
-            "pdg divides the advantages by the group's reward std (scale_rewards='group')",
+            self.scale_rewards in ("group", "batch", "none", True, False),
+            f"scale_rewards={self.scale_rewards!r} is not one of TRL's",
+            "use 'group' (True), 'batch' or 'none' (False)",
         )
 
 

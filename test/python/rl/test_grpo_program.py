@@ -81,20 +81,28 @@ def prompts(iterations: int, count: int, seed: int = 0, cut: bool = False):
     return batches
 
 
-def torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type="grpo", temperature=1.0):
+def torch_grpo(
+    weights, ref_weights, batch, tokens, rewards, loss_type="grpo", temperature=1.0, scale="group"
+):
     """GRPO's loss and gradients on the sampled completions, from its
     definition: teacher-forced log-probs (of the logits over the sampling
     temperature), ratio to the sampling policy (the policy itself: 1),
     clipped surrogate, k3 KL, per-sequence mean over the completion tokens,
     mean over the batch (loss_type "grpo"; TRL's "dapo": the mean over all
     completion tokens; "dr_grpo": token sums over max_new_tokens, then the
-    mean). Also TRL's logged entropy: the sampling distribution's entropy
-    at each completion token, the mean over the batch's tokens."""
+    mean). `scale`: TRL's scale_rewards, the advantages' divisor: the
+    group's reward std, the batch's, or none. Also TRL's logged entropy:
+    the sampling distribution's entropy at each completion token, the mean
+    over the batch's tokens."""
     model, ref = TorchGPT(weights, 1, 2), TorchGPT(ref_weights, 1, 2)
     for w in model.w.values():
         w.requires_grad_(True)
     r = torch.tensor(rewards)
-    adv = (r - r.mean(1, keepdim=True)) / (r.std(1, keepdim=True) + GRPO.eps)
+    adv = r - r.mean(1, keepdim=True)
+    if scale == "group":
+        adv = adv / (r.std(1, keepdim=True) + GRPO.eps)
+    elif scale == "batch":
+        adv = adv / (r.std() + GRPO.eps)
     losses, sums, counts, entropies = [], [], [], []
     for p, prompt in enumerate(batch):
         for g in range(GRPO.group):
@@ -131,19 +139,26 @@ def torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type="grpo", t
 
 
 @pytest.mark.parametrize(
-    "layout, microbatch, loss_type, temperature",
+    "layout, microbatch, loss_type, temperature, scale",
     [
-        ("group", 1, "grpo", 1.0),
-        ("group", 2, "grpo", 0.7),
-        ("completion", 1, "grpo", 1.0),
-        ("group", 2, "dapo", 1.0),
-        ("completion", 1, "dr_grpo", 1.5),
+        ("group", 1, "grpo", 1.0, "group"),
+        ("group", 2, "grpo", 0.7, "group"),
+        ("completion", 1, "grpo", 1.0, "group"),
+        ("group", 2, "dapo", 1.0, "group"),
+        ("completion", 1, "dr_grpo", 1.5, "none"),
+        ("group", 2, "grpo", 1.0, "batch"),
+        ("completion", 1, "dapo", 0.7, "batch"),
     ],
 )
-def test_one_iteration_matches_pytorch(layout, microbatch, loss_type, temperature):
+def test_one_iteration_matches_pytorch(layout, microbatch, loss_type, temperature, scale):
     algorithm = dataclasses.replace(GRPO, temperature=temperature)
     program = build(
-        "f64", layout=layout, microbatch=microbatch, loss_type=loss_type, algorithm=algorithm
+        "f64",
+        layout=layout,
+        microbatch=microbatch,
+        loss_type=loss_type,
+        algorithm=algorithm,
+        scale_rewards=scale,
     )
     weights = program.policy.init_weights(seed=1, scale=0.5)
     ref_weights = {
@@ -174,7 +189,7 @@ def test_one_iteration_matches_pytorch(layout, microbatch, loss_type, temperatur
     # layout, a row masked out for the group's last steps).
     assert (length < length.max(1, keepdims=True)).any()
     loss, grads, entropy = torch_grpo(
-        weights, ref_weights, batch, tokens, rewards, loss_type, temperature
+        weights, ref_weights, batch, tokens, rewards, loss_type, temperature, scale
     )
     assert abs(float(out["loss"]) - loss) <= 1e-10
     assert float(out["kl"]) > 0  # the reference differs

@@ -8,6 +8,7 @@ without compiling."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import runpy
@@ -226,6 +227,60 @@ def test_resume_equals_straight_through(trl_run):
     assert a == b
 
 
+def test_evaluation_logs_eval_metrics_and_changes_no_training(trl_run):
+    """eval_dataset with eval_strategy="steps": at every eval_steps steps,
+    TRL's metrics of the eval prompts' completions under "eval/<name>";
+    the training ends bit for bit where the run without evaluation ended;
+    the logged eval rewards are the reward functions' on the logged
+    completions."""
+    from datasets import Dataset
+
+    root, script, run = trl_run
+    namespace = run
+    eval_rows = [{"prompt": f"{a}+{b}=", "answer": str(a + b)} for a in (5, 6) for b in (1, 2)]
+    args = dataclasses.replace(
+        run["trainer"].args,
+        output_dir=str(root / "with-eval"),
+        eval_strategy="steps",
+        eval_steps=2,
+        per_device_eval_batch_size=8,
+        log_completions=True,
+    )
+    with compiled_once(root):
+        trainer = rl.GRPOTrainer(
+            model=str(root / "llama"),
+            reward_funcs=[namespace["correct_answer"], namespace["brevity"]],
+            args=args,
+            train_dataset=namespace["dataset"],
+            eval_dataset=Dataset.from_list(eval_rows),
+        )
+        trainer.train()
+        again = trainer.evaluate()
+        assert again == trainer.evaluate()  # the same seed at every evaluation
+    assert_same_checkpoint(root / "with-eval" / "checkpoint-3", root / "out" / "checkpoint-3")
+    tags = event_tags(root / "with-eval" / "runs")
+    for name in ("loss", "reward", "reward_std", "kl", "rewards/correct_answer/mean"):
+        assert tags.get(f"eval/{name}") == [2], (name, sorted(tags))
+    evaluation = next(
+        json.loads(line)
+        for line in (root / "with-eval" / "log.jsonl").read_text().splitlines()
+        if "eval_reward" in line
+    )
+    assert evaluation["step"] == 2 and set(again) == {k for k in evaluation if k != "step"}
+    samples = [
+        json.loads(line)
+        for line in (root / "with-eval" / "completions.jsonl").read_text().splitlines()
+        if '"eval": true' in line
+    ]
+    assert len(samples) == len(eval_rows) * args.num_generations
+    answers = {r["prompt"]: r["answer"] for r in eval_rows}
+    correct = [
+        1.0 if s["completion"].strip().startswith(answers[s["prompt"]]) else 0.0 for s in samples
+    ]
+    assert evaluation["eval_rewards/correct_answer/mean"] == pytest.approx(np.mean(correct))
+    assert evaluation["eval_reward"] == pytest.approx(np.mean([s["reward"] for s in samples]))
+
+
 # --- without compiling -------------------------------------------------------
 
 
@@ -236,9 +291,11 @@ def test_config_takes_trl_names_and_refuses_what_it_cannot_do():
     bad = [
         dict(per_device_train_batch_size=6, num_generations=4),
         dict(loss_type="gspo"),
-        dict(report_to="wandb"),
-        dict(scale_rewards="batch"),
+        dict(report_to="comet_ml"),
+        dict(scale_rewards="std"),
         dict(lr_scheduler_type="cosine"),
+        dict(eval_strategy="epoch"),
+        dict(per_device_eval_batch_size=6, num_generations=4, per_device_train_batch_size=8),
         dict(num_generations=1, per_device_train_batch_size=1),
     ]
     for fields in bad:
@@ -374,6 +431,11 @@ def test_pdg_train_runs_the_same_from_a_config_file(trl_run, capsys):
     assert main(["train", str(work / "bad.yaml")]) == 1
     err = capsys.readouterr().err
     assert "args: epochs is not a GRPOConfig field" in err and "Traceback" not in err
+    no_eval = {**config, "args": {**args, "eval_strategy": "steps"}}
+    (work / "no-eval.yaml").write_text(json.dumps(no_eval))
+    assert main(["train", str(work / "no-eval.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "eval_strategy='steps' needs an eval_dataset" in err and "Traceback" not in err
 
 
 # --- a streamed dataset ------------------------------------------------------

@@ -3,6 +3,7 @@ and clusters.
 
     model: ./tiny-llama                 # a Hugging Face model directory
     train_dataset: problems.jsonl       # JSON lines (or a .json list) of rows
+    eval_dataset: held_out.jsonl        # optional, with args.eval_strategy: steps
     reward_funcs:                       # module:function or file.py:function
       - rewards.py:correct_answer
     args:                               # rl.GRPOConfig's fields, TRL's names
@@ -10,6 +11,10 @@ and clusters.
       max_steps: 100
       num_generations: 8
     resume_from_checkpoint: null        # a checkpoint directory, or true
+    peft_config:                        # optional: LoRA, PEFT's LoraConfig fields
+      r: 16
+      lora_alpha: 32
+      target_modules: [q_proj, v_proj]
 
 Relative paths are read from the config file's directory (output_dir
 too). A mistake in the file is one message naming the key, exit code 1.
@@ -27,7 +32,15 @@ import click
 
 from pdg.cli.common import UserError
 
-KEYS = ("model", "train_dataset", "reward_funcs", "args", "resume_from_checkpoint")
+KEYS = (
+    "model",
+    "train_dataset",
+    "eval_dataset",
+    "reward_funcs",
+    "args",
+    "resume_from_checkpoint",
+    "peft_config",
+)
 
 
 @click.command("train")
@@ -60,6 +73,7 @@ def train_command(config: str) -> None:
     if not isinstance(funcs, list) or not all(isinstance(f, str) for f in funcs):
         raise UserError(f"{path}: 'reward_funcs' must be a list of module:function names")
     resume = spec.get("resume_from_checkpoint")
+    peft = _lora_config(spec.get("peft_config"), path)
     if isinstance(resume, str):
         resume = str(base / resume)
     try:
@@ -67,12 +81,38 @@ def train_command(config: str) -> None:
             model=str(base / str(spec["model"])),
             reward_funcs=[_function(f, base, path) for f in funcs],
             train_dataset=_read_rows(base / str(spec["train_dataset"]), path),
+            eval_dataset=(
+                _read_rows(base / str(spec["eval_dataset"]), path)
+                if spec.get("eval_dataset")
+                else None
+            ),
             args=rl.GRPOConfig(**args),
+            peft_config=peft,
         )
         result = trainer.train(resume_from_checkpoint=resume)
     except rl.TrainerConfigError as e:
         raise UserError(f"{path}: {e}") from None
     click.echo(f"trained {result.global_step} steps; checkpoints in {args['output_dir']}")
+
+
+def _lora_config(fields, path: Path):
+    """rl.LoraConfig from the file's peft_config mapping (None: no LoRA)."""
+    from dataclasses import fields as dataclass_fields
+
+    from pdg import rl
+
+    if fields is None:
+        return None
+    known = [f.name for f in dataclass_fields(rl.LoraConfig)]
+    if not isinstance(fields, dict):
+        raise UserError(f"{path}: 'peft_config' must be a mapping of LoraConfig fields")
+    wrong = sorted(set(fields) - set(known))
+    if wrong:
+        raise UserError(
+            f"{path}: peft_config: {', '.join(wrong)} is not a LoraConfig field "
+            f"(the fields: {', '.join(known)})"
+        )
+    return rl.LoraConfig(**fields)
 
 
 def _read_yaml(path: Path) -> dict:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 
 from . import ops
 from .dtypes import TensorType, canonical_dtype
@@ -61,6 +62,7 @@ class Program:
         # Parameters (weights) live over this dim when set: one value per
         # training iteration (see parameter()).
         self.parameter_dim: Dim | None = None
+        self._frozen = 0  # > 0 inside frozen_parameters()
         self.initial_values: dict[int, RecurrentTensor] = {}
 
     def __enter__(self) -> Program:
@@ -165,12 +167,28 @@ class Program:
             raise ProgramError("training iterations need a static or launch dim, not a dynamic one")
         self.parameter_dim = dim
 
+    @contextmanager
+    def frozen_parameters(self):
+        """Parameters created inside stay the inputs they start from, even
+        after iterate_parameters(i): weights that do not train (LoRA's base
+        model), with no copy per iteration, gradient or optimizer state."""
+        self._frozen += 1
+        try:
+            yield
+        finally:
+            self._frozen -= 1
+
+    @property
+    def parameters_frozen(self) -> bool:
+        return self._frozen > 0
+
     def parameter(self, name: str, shape: Sequence[int] = (), dtype="f32") -> RecurrentTensor:
         """A weight: the input `name`, or with iterate_parameters(i) a value
-        over [i] that starts at that input."""
+        over [i] that starts at that input (unless created inside
+        frozen_parameters())."""
         initial = self.input(name, shape, dtype)
         i = self.parameter_dim
-        if i is None:
+        if i is None or self._frozen:
             return initial
         w = self.recurrent(shape, dtype, domain=[i], name=f"{name}_at")
         w[i == 0] = initial

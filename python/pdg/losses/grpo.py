@@ -29,19 +29,25 @@ class GRPOAlgorithm:
     temperature: float = 1.0
 
 
-def group_advantages(rewards: TensorLike, group: Dim, eps: float = 1e-4) -> TensorLike:
+def group_advantages(
+    rewards: TensorLike, group: Dim, eps: float = 1e-4, scale: str | TensorLike = "group"
+) -> TensorLike:
     """(r - mean(r)) / (std(r) + eps) over `group`, the dim of the
-    completions of one prompt (std with Bessel's correction, as torch.std)."""
+    completions of one prompt (std with Bessel's correction, as torch.std).
+    `scale`: "group" (that std), "none" (r - mean(r), Dr. GRPO), or a
+    value to divide by instead (the batch's std: batch_std())."""
     if rewards.shape:
         raise ProgramError("group_advantages() needs one scalar reward per completion")
     if group.kind != "static" or group.static_size < 2:
         raise ProgramError("the group dim needs a static size of at least 2")
     if not any(d.name == group.name for d in rewards.domain):
         raise ProgramError(f"the rewards are not defined over the group dim '{group.name}'")
-    return _standardized(rewards, whole_dim(rewards, group), eps)
+    return _standardized(rewards, whole_dim(rewards, group), eps, scale)
 
 
-def row_advantages(rewards: TensorLike, group: int, eps: float = 1e-4) -> TensorLike:
+def row_advantages(
+    rewards: TensorLike, group: int, eps: float = 1e-4, scale: str | TensorLike = "group"
+) -> TensorLike:
     """group_advantages() for groups held in one point: rewards (M * G,),
     the rows of a microbatch, rows [m * G, (m + 1) * G) the completions of
     its prompt m (`group` = G)."""
@@ -52,19 +58,42 @@ def row_advantages(rewards: TensorLike, group: int, eps: float = 1e-4) -> Tensor
             hint="a group holds at least 2 completions",
         )
     groups = rewards.reshape(shape[0] // group, group)
-    return _standardized(groups, groups, eps).reshape(shape[0])
+    return _standardized(groups, groups, eps, scale).reshape(shape[0])
 
 
-def _standardized(rewards: TensorLike, group: TensorLike, eps: float) -> TensorLike:
+def batch_std(rewards: TensorLike) -> TensorLike:
+    """The std of every element of `rewards` (e.g. a step's whole batch of
+    rewards, sliced over the prompts' dim), with Bessel's correction."""
+    mean = rewards.mean()
+    deviation = rewards - mean
+    count = (deviation * 0.0 + 1.0).sum()
+    return ops.sqrt((deviation * deviation).sum() / ops.maximum(count - 1.0, 1.0))
+
+
+SCALES = ("group", "batch", "none")
+
+
+def _standardized(
+    rewards: TensorLike, group: TensorLike, eps: float, scale: str | TensorLike
+) -> TensorLike:
     """(rewards - mean(group)) / (std(group) + eps) along the last axis of
     `group`: (G,) the rewards of one group, or (M, G) of M groups, one per
-    row (std with Bessel's correction)."""
+    row (std with Bessel's correction); see group_advantages' `scale`."""
     keep = group.ndim > 1  # several groups: each row's own statistics
     mean = group.mean(axis=-1, keepdims=keep)
     deviation = group - mean
-    size = group.shape[-1]
-    var = (deviation * deviation).sum(axis=-1, keepdims=keep) * (1.0 / (size - 1))
-    return (rewards - mean) / (ops.sqrt(var) + eps)
+    if isinstance(scale, str) and scale == "none":
+        return rewards - mean
+    if isinstance(scale, str):
+        if scale != "group":
+            raise ProgramError(
+                f"unknown advantage scale '{scale}'",
+                hint="use 'group', 'none', or the value to divide by (batch_std())",
+            )
+        size = group.shape[-1]
+        var = (deviation * deviation).sum(axis=-1, keepdims=keep) * (1.0 / (size - 1))
+        scale = ops.sqrt(var)
+    return (rewards - mean) / (scale + eps)
 
 
 def grpo_token_loss(

@@ -19,6 +19,7 @@ from .attention import Attention, AttentionPattern
 from .decoder import Decoder, DecoderConfig
 from .gpt import GPT, GPTConfig
 from .layers import MLP, Embedding, GatedMLP, LayerNorm, Linear, Module, RMSNorm
+from .lora import LoraSpec
 from .rope import RopeScaling, rope_frequencies, rotary
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "GatedMLP",
     "LayerNorm",
     "Linear",
+    "LoraSpec",
     "MLP",
     "Module",
     "RMSNorm",

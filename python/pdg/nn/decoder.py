@@ -23,12 +23,23 @@ weight is (d_in, d_out): y = x @ w + b.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from pdg.frontend import Dim, ProgramError, TensorLike
 
 from .attention import Attention, AttentionPattern
-from .layers import MLP, Embedding, GatedMLP, LayerNorm, Module, RMSNorm, check_activation
+from .layers import (
+    MLP,
+    Embedding,
+    GatedMLP,
+    LayerNorm,
+    Linear,
+    Module,
+    RMSNorm,
+    check_activation,
+)
+from .lora import LoraSpec, add_adapters
 from .rope import RopeScaling, rope_frequencies
 
 POSITIONS = ("learned", "rotary")
@@ -116,8 +127,33 @@ class Decoder(Module):
     """Token embeddings (+ learned positions), pre-norm blocks (attention,
     MLP), a final norm, and logits through the tied embedding or a head."""
 
-    def __init__(self, program, config: DecoderConfig, path: str = ""):
+    def __init__(
+        self, program, config: DecoderConfig, path: str = "", lora: LoraSpec | None = None
+    ):
+        """With `lora`, every weight but the adapters it adds is frozen (see
+        pdg.nn.lora)."""
         super().__init__(program, path)
+        self.lora = lora
+        if lora is None:
+            self._build(program, config, path)
+            return
+        with program.frozen_parameters():
+            self._build(program, config, path)
+        add_adapters(self, lora)
+
+    @contextmanager
+    def without_adapters(self):
+        """Calls inside compute the base model (LoRA's reference policy)."""
+        adapted = [m for m in self.modules() if isinstance(m, Linear) and m.adapter is not None]
+        for m in adapted:
+            m.adapter_enabled = False
+        try:
+            yield
+        finally:
+            for m in adapted:
+                m.adapter_enabled = True
+
+    def _build(self, program, config: DecoderConfig, path: str) -> None:
         c, self.config = config, config
 
         def sub(name: str) -> str:

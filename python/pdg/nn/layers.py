@@ -19,12 +19,15 @@ class Module:
         self.program = program
         self.path = path
         self.params: dict[str, pf.RecurrentTensor] = {}
+        self.frozen: set[str] = set()  # paths created inside program.frozen_parameters()
         self.children: list[Module] = []
 
     def param(self, name: str, shape, dtype="f32") -> pf.RecurrentTensor:
         path = f"{self.path}.{name}" if self.path else name
         value = self.program.parameter(path.replace(".", "_"), shape, dtype)
         self.params[path] = value
+        if self.program.parameters_frozen:
+            self.frozen.add(path)
         return value
 
     def child(self, module: Module) -> Module:
@@ -37,6 +40,19 @@ class Module:
         for c in self.children:
             out.update(c.parameters())
         return out
+
+    def trainable_parameters(self) -> dict[str, pf.RecurrentTensor]:
+        """The weights an optimizer updates: all but the frozen ones."""
+        out = {p: v for p, v in self.params.items() if p not in self.frozen}
+        for c in self.children:
+            out.update(c.trainable_parameters())
+        return out
+
+    def modules(self):
+        """This module and every module under it."""
+        yield self
+        for c in self.children:
+            yield from c.modules()
 
     def inputs_from(self, weights: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Program inputs from arrays keyed by parameter path; checks that
@@ -73,15 +89,30 @@ class Module:
 
 
 class Linear(Module):
-    """y = x @ w + b, with w of shape (d_in, d_out)."""
+    """y = x @ w + b, with w of shape (d_in, d_out); with a low-rank
+    adapter (add_adapter), y = x @ w + scale * (x @ lora_a) @ lora_b + b."""
 
     def __init__(self, program, path, d_in: int, d_out: int, bias: bool = True, dtype="f32"):
         super().__init__(program, path)
         self.w = self.param("w", (d_in, d_out), dtype)
         self.b = self.param("b", (d_out,), dtype) if bias else None
+        self.adapter: tuple[pf.RecurrentTensor, pf.RecurrentTensor, float] | None = None
+        self.adapter_enabled = True
+
+    def add_adapter(self, rank: int, scale: float) -> None:
+        """LoRA: parameters lora_a (d_in, rank) and lora_b (rank, d_out)."""
+        d_in, d_out = self.w.shape
+        dtype = self.w.dtype
+        a = self.param("lora_a", (d_in, rank), dtype)
+        b = self.param("lora_b", (rank, d_out), dtype)
+        self.adapter = (a, b, scale)
 
     def __call__(self, x: TensorLike) -> TensorLike:
         y = x @ self.w
+        if self.adapter is not None and self.adapter_enabled:
+            # Through the rank first: two thin products, never d_in x d_out.
+            a, b, scale = self.adapter
+            y = y + ((x @ a) @ b) * scale
         return y + self.b if self.b is not None else y
 
 

@@ -44,8 +44,11 @@ loss's gradient for every policy weight (`g_<path>`) and the sampled
 `tokens` (GRPOProgram.completions() reads them); with one, the weights and
 the optimizer state are recurrences over i and the outputs are the final
 state (optim.Training). Either way it outputs per iteration the `loss`, the
-mean per-token `kl` to the reference (k3, over the completion tokens), and
-per completion its `reward` and `length` (completion tokens, EOS included):
+mean per-token `kl` to the reference (k3, over the completion tokens), the
+mean per-token `entropy` of the sampling distribution (the policy's
+softmax at the temperature, over the completion tokens; with an optimizer
+also the gradients' global norm before clipping, `grad_norm`), and per
+completion its `reward` and `length` (completion tokens, EOS included):
 over [p, i, g], or per microbatch (M * G,) over [p, i].
 """
 
@@ -59,7 +62,7 @@ import numpy as np
 import pdg.frontend as pf
 from pdg import autodiff, losses, optim
 from pdg.frontend.dtypes import numpy_dtype
-from pdg.nn import GPT, DecoderConfig
+from pdg.nn import GPT, DecoderConfig, LoraSpec
 
 from .sequences import check_positions, eos_ids, is_eos
 
@@ -83,7 +86,7 @@ LOSS_TYPES = ("grpo", "dapo", "bnpo", "dr_grpo")
 class GRPOProgram:
     program: pf.Program
     policy: GPT
-    reference: GPT
+    reference: GPT | None  # None with LoRA: the policy without its adapters
     prompt_width: int
     udfs: dict  # the host callbacks a run needs, by name
     group: int  # completions per prompt
@@ -97,7 +100,7 @@ class GRPOProgram:
     def inputs(
         self,
         weights: dict,
-        reference_weights: dict,
+        reference_weights: dict | None,
         prompts: Sequence[Sequence[Sequence[int]]],
         seed: int,
         state: dict | None = None,
@@ -107,7 +110,8 @@ class GRPOProgram:
         """Program inputs: `prompts[i][p]` the token ids of prompt p at
         iteration i (one iteration without an optimizer), the policy's
         weights (and optimizer `state`, `start_step` when training) and the
-        reference's, by path. `keys[i][p]`: an integer the keyed reward
+        reference's, by path (None with LoRA: `weights` holds the base
+        model and the adapters). `keys[i][p]`: an integer the keyed reward
         receives with each completion of that prompt (keyed programs only)."""
         iterations = len(prompts)
         if iterations == 0 or not prompts[0]:
@@ -153,10 +157,17 @@ class GRPOProgram:
         else:  # the program's dims: [p, i]
             padded, lengths = np.swapaxes(padded, 0, 1), np.swapaxes(lengths, 0, 1)
             key_of = np.swapaxes(key_of, 0, 1)
-            inputs = self.training.initial_inputs(weights, state, start_step=start_step)
-        inputs.update(
-            self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
-        )
+            # The frozen weights (LoRA's base), then the trained ones.
+            inputs = self.policy.inputs_from(weights) if self.reference is None else {}
+            inputs.update(self.training.initial_inputs(weights, state, start_step=start_step))
+        if self.reference is not None:
+            inputs.update(
+                self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
+            )
+        elif reference_weights is not None:
+            raise ValueError(
+                "with LoRA the reference is the base model: give reference_weights=None"
+            )
         inputs.update(prompt=padded, prompt_len=lengths, seed=np.asarray(seed, np.int64))
         if self.keyed:
             inputs["prompt_key"] = key_of
@@ -218,7 +229,7 @@ LAYOUTS = ("group", "completion")
 
 def build_grpo(
     config: DecoderConfig,
-    grpo: losses.GRPOAlgorithm,
+    grpo: losses.GRPOAlgorithm | losses.RLOOAlgorithm,
     reward: RewardFn,
     *,
     eos: int | Sequence[int] | None,
@@ -230,15 +241,38 @@ def build_grpo(
     microbatch: int = 1,
     loss_type: str = "grpo",
     keyed_reward: bool = False,
+    lora: LoraSpec | None = None,
+    scale_rewards: str = "group",
+    gradients: bool = True,
 ) -> GRPOProgram:
-    """`eos`: the id, or ids, that end a completion. `layout`: "group" (the
-    default) steps the completions of `microbatch` prompts together, as the
-    rows of one point; "completion" gives each completion its own point
-    over a dim g (see the module's docstring). `loss_type`: see LOSS_TYPES.
+    """`grpo`: the algorithm, GRPO's, or RLOO's as TRL's RLOOTrainer has
+    it (losses.rloo: the leave-one-out advantages of rewards with the KL
+    penalty taken off, the loss on each completion's summed log-probs, and
+    `kl` the first-order log-ratio). `eos`: the id, or ids, that end a
+    completion. `layout`: "group" (the default) steps the completions of
+    `microbatch` prompts together, as the rows of one point; "completion"
+    gives each completion its own point over a dim g (see the module's
+    docstring). `loss_type`: see LOSS_TYPES.
     `keyed_reward`: `reward` is a KeyedRewardFn, called once per point with
-    every completion of the point and its prompt's key (an input)."""
-    if not isinstance(grpo, losses.GRPOAlgorithm):
-        raise pf.ProgramError("build_grpo() needs an losses.GRPOAlgorithm")
+    every completion of the point and its prompt's key (an input).
+    `gradients=False` (without an optimizer): no gradient outputs, only
+    the samples and their rewards, loss and KL (an evaluation).
+    `scale_rewards` (TRL's, GRPO only): the advantages are the rewards less
+    their group's mean, divided by the group's std ("group"), by the std of
+    the iteration's whole batch ("batch"), or not divided ("none").
+    `lora`: only the adapters it adds to the policy train; the reference is
+    the policy without them (one set of base weights, no `ref.*` inputs)."""
+    if not isinstance(grpo, (losses.GRPOAlgorithm, losses.RLOOAlgorithm)):
+        raise pf.ProgramError("build_grpo() needs a losses.GRPOAlgorithm or RLOOAlgorithm")
+    rloo = isinstance(grpo, losses.RLOOAlgorithm)
+    if rloo and loss_type != "grpo":
+        raise pf.ProgramError(
+            "RLOO's loss is on each completion's summed log-probs: it takes no loss_type"
+        )
+    if rloo and scale_rewards != "group":
+        raise pf.ProgramError("RLOO's advantages are leave-one-out baselines: no scale_rewards")
+    if grpo.group < 2:
+        raise pf.ProgramError(f"a group needs at least 2 completions, got {grpo.group}")
     if not callable(reward):
         raise pf.ProgramError("the reward must be a callable (prompt ids, completion ids) -> float")
     if max_new_tokens < 1 or prompt_width < 1:
@@ -246,6 +280,11 @@ def build_grpo(
     if loss_type not in LOSS_TYPES:
         raise pf.ProgramError(
             f"unknown loss_type '{loss_type}'", hint=f"use one of {', '.join(LOSS_TYPES)}"
+        )
+    if scale_rewards not in losses.grpo.SCALES:
+        raise pf.ProgramError(
+            f"unknown scale_rewards '{scale_rewards}'",
+            hint=f"use one of {', '.join(losses.grpo.SCALES)}",
         )
     if layout not in LAYOUTS:
         raise pf.ProgramError(f"unknown layout '{layout}'", hint="use 'group' or 'completion'")
@@ -285,10 +324,11 @@ def build_grpo(
         return spread.reshape(*rows)
 
     seed = prog.input("seed", (), "i64")
-    reference = GPT(prog, config, path="ref")  # fixed: program inputs
+    # The reference is fixed (program inputs); with LoRA it is the base model.
+    reference = GPT(prog, config, path="ref") if lora is None else None
     if i is not None:
         prog.iterate_parameters(i)
-    policy = GPT(prog, config)
+    policy = GPT(prog, config, lora=lora)
 
     # Generation. Positions are per sequence: a value over t alone would
     # run once for all sequences, outside the loop over i that they end in.
@@ -321,21 +361,34 @@ def build_grpo(
         t.until(ends.named("done"))
         mask = generating.astype(real)
 
-    def logp_of(scores: pf.TensorLike) -> pf.TensorLike:
+    def log_probs(scores: pf.TensorLike) -> pf.TensorLike:
+        """The sampling distribution's log-probs: at the temperature."""
         if grpo.temperature != 1.0:
             scores = scores * (1.0 / grpo.temperature)
+        return pf.log_softmax(scores)
+
+    def chosen_of(log_p: pf.TensorLike) -> pf.TensorLike:
         if not rows:
-            return pf.take(pf.log_softmax(scores), chosen)
+            return pf.take(log_p, chosen)
         # Each row's chosen entry: a one-hot product (take() on rows would
         # give every row's choice in every row).
         vocab = prog.constant_array(np.arange(config.vocab, dtype=np.int64))
         picked = vocab.eq(chosen.reshape(*rows, 1)).astype(real)
-        return (pf.log_softmax(scores) * picked).sum(axis=-1)
+        return (log_p * picked).sum(axis=-1)
 
     # The sampled tokens' log-probs from the logits that chose them (the
     # gradient flows through these), and the reference's, step by step.
-    logp = logp_of(logits).named("logp")
-    ref_logp = logp_of(reference(tok, pos, t)).named("ref_logp")
+    policy_log_p = log_probs(logits)
+    logp = chosen_of(policy_log_p).named("logp")
+    if reference is None:  # LoRA: the base model is the policy without its adapters
+        with policy.without_adapters():
+            ref_logp = chosen_of(log_probs(policy(tok, pos, t))).named("ref_logp")
+    else:
+        ref_logp = chosen_of(log_probs(reference(tok, pos, t))).named("ref_logp")
+    # The entropy of the distribution each token was sampled from (TRL's
+    # `entropy`); only logged, so no gradient flows through it.
+    entropy_tok = -(pf.exp(policy_log_p) * policy_log_p).sum(axis=-1)
+    entropy_tok = pf.stop_gradient(entropy_tok).named("token_entropy")
 
     # Rewards on each finished completion, group-normalized advantages.
     real_type = np.dtype(numpy_dtype(real)).type
@@ -353,35 +406,53 @@ def build_grpo(
         domain=[*per_prompt, *group_dims],
         name="reward",
     )
-    if rows:
-        advantage = losses.row_advantages(rewards, grpo.group, grpo.eps).named("advantage")
-    else:
-        advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps).named("advantage")
-
-    # The loss: one update per batch, so the sampling policy is the policy
-    # itself (ratio 1, its gradient the log-prob's).
-    per_token = losses.grpo_token_loss(
-        logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
-    )
+    # An iteration's whole batch of a value over the prompts (and g).
     batch = tuple([slice(0, p.size), *outer, *(slice(0, g.size) for g in group_dims)])
     length = whole(mask, t).sum(axis=0).named("length")
-    if loss_type == "grpo":
-        per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
+    delta = ref_logp - logp
+    if rloo:
+        # TRL's RLOO: the KL is a penalty in the reward, beta times the
+        # completion's summed log-ratio (first order, the sampling policy's:
+        # no gradient); the baseline is the other completions' mean.
+        log_ratio = whole(pf.stop_gradient(-delta) * mask, t).sum(axis=0).named("log_ratio")
+        shaped = rewards - log_ratio * grpo.beta if grpo.beta else rewards
+        if rows:
+            advantage = losses.row_leave_one_out_advantages(shaped, grpo.group)
+        else:
+            advantage = losses.leave_one_out_advantages(shaped, group_dims[0])
+        advantage = advantage.named("advantage")
+        seq_logp = whole(logp * mask, t).sum(axis=0)
+        per_sequence = losses.rloo_sequence_loss(seq_logp, advantage).named("sequence_loss")
         loss = per_sequence[batch].mean()
     else:
-        token_sums = whole(per_token * mask, t).sum(axis=0).named("sequence_loss")
-        if loss_type == "dr_grpo":
-            loss = token_sums[batch].mean() * (1.0 / max_new_tokens)
-        else:  # every token of the batch alike
-            loss = token_sums[batch].sum() / pf.maximum(length[batch].sum(), 1.0)
+        scale = scale_rewards
+        if scale_rewards == "batch":
+            scale = losses.grpo.batch_std(rewards[batch]).named("batch_reward_std")
+        if rows:
+            advantage = losses.row_advantages(rewards, grpo.group, grpo.eps, scale)
+        else:
+            advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps, scale)
+        advantage = advantage.named("advantage")
+        # The loss: one update per batch, so the sampling policy is the
+        # policy itself (ratio 1, its gradient the log-prob's).
+        per_token = losses.grpo_token_loss(
+            logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
+        )
+        loss = _aggregate(per_token, mask, t, batch, length, loss_type, max_new_tokens)
     loss = loss.named("loss")
-    delta = ref_logp - logp
-    kl_tokens = whole((pf.exp(delta) - delta - 1.0) * mask, t).sum(axis=0)
-    kl = (kl_tokens[batch].sum() / pf.maximum(length[batch].sum(), 1.0)).named("kl")
-    for name, value in (("loss", loss), ("kl", kl), ("reward", rewards), ("length", length)):
+    # The KL each trainer logs: GRPO's k3 estimator, RLOO's first-order
+    # log-ratio (TRL's), per completion token.
+    per_token_kl = -delta if rloo else pf.exp(delta) - delta - 1.0
+    kl_tokens = whole(per_token_kl * mask, t).sum(axis=0)
+    tokens_in_batch = pf.maximum(length[batch].sum(), 1.0)
+    kl = (kl_tokens[batch].sum() / tokens_in_batch).named("kl")
+    entropy_sums = whole(entropy_tok * mask, t).sum(axis=0)
+    entropy = (entropy_sums[batch].sum() / tokens_in_batch).named("entropy")
+    outputs = {"loss": loss, "kl": kl, "entropy": entropy, "reward": rewards, "length": length}
+    for name, value in outputs.items():
         prog.output(name, value)
 
-    params = policy.parameters()
+    params = policy.trainable_parameters()
     built = GRPOProgram(
         prog,
         policy,
@@ -397,12 +468,28 @@ def build_grpo(
     )
     if optimizer is None:
         prog.output("tokens", chosen)
-        for path, grad in zip(params, autodiff.grad(loss, list(params.values())), strict=True):
-            prog.output("g_" + path.replace(".", "_"), grad)
+        if gradients:
+            grads = autodiff.grad(loss, list(params.values()))
+            for path, grad in zip(params, grads, strict=True):
+                prog.output("g_" + path.replace(".", "_"), grad)
         return built
     built.training = optim.minimize(loss, params, optimizer, clip_norm)
+    prog.output("grad_norm", built.training.grad_norm)  # before clipping
     built.training.add_outputs()
     return built
+
+
+def _aggregate(per_token, mask, t, batch, length, loss_type: str, max_new_tokens: int):
+    """An iteration's loss from the per-token losses (see LOSS_TYPES)."""
+    whole = losses.grpo.whole_dim
+    if loss_type == "grpo":
+        per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
+        return per_sequence[batch].mean()
+    token_sums = whole(per_token * mask, t).sum(axis=0).named("sequence_loss")
+    if loss_type == "dr_grpo":
+        return token_sums[batch].mean() * (1.0 / max_new_tokens)
+    # every token of the batch alike
+    return token_sums[batch].sum() / pf.maximum(length[batch].sum(), 1.0)
 
 
 def _scorer(reward: RewardFn, kind, eos: tuple[int, ...], max_new_tokens: int, group: int):

@@ -94,7 +94,6 @@ def build_train_lm(
         loss = nll[i, 0:batch, 0:length].mean().named("loss")
     training = optim.minimize(loss, model.parameters(), optimizer, clip_norm)
     prog.output("loss", loss)
-    if training.grad_norm is not None:
-        prog.output("grad_norm", training.grad_norm)
+    prog.output("grad_norm", training.grad_norm)  # before clipping
     training.add_outputs()
     return TrainProgram(prog, model, training, batch, length, masked)

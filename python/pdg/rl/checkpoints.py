@@ -7,7 +7,10 @@ format. The data order and the sampling seed of every step are functions
 of (seed, step), so these are the whole random state: a run resumed from
 a checkpoint computes what the uninterrupted run computed, bit for bit.
 Weights not in float32 (pdg_dtype="f64") are also kept exactly there
-("weight/<path>"), since the Hugging Face copy is float32.
+("weight/<path>"), since the Hugging Face copy is float32. A LoRA run's
+Hugging Face copy is the merged model; its adapters are kept there
+("weight/<path>.lora_a", ...), and the metadata's "lora" names its setup;
+checkpoint-N/adapter/ holds them as PEFT saves them, where PEFT can.
 
 A checkpoint is written into a temporary directory beside its place and
 renamed there when complete: a run stopped while saving leaves no half
@@ -20,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,11 +42,25 @@ class Checkpoint:
     optimizer: dict[str, dict[str, np.ndarray]]
     step: int
     seed: int
+    lora: str = ""  # the LoRA setup ('' without)
 
 
-def save_checkpoint(output_dir, step: int, weights, optimizer, model, seed: int) -> Path:
+def save_checkpoint(
+    output_dir,
+    step: int,
+    weights,
+    optimizer,
+    model,
+    seed: int,
+    exact=None,
+    lora: str = "",
+    write_more=None,
+) -> Path:
     """output_dir/checkpoint-<step>/ (see the module's docstring); `model`
-    is what models.save takes (a loaded Model or a DecoderConfig)."""
+    is what models.save takes (a loaded Model or a DecoderConfig);
+    `exact`: more weights by path, kept only in the state file (LoRA's
+    adapters); `lora`: the LoRA setup, recorded; `write_more(directory)`
+    adds files before the checkpoint is complete."""
     from safetensors.numpy import save_file
 
     from pdg import models
@@ -60,11 +78,15 @@ def save_checkpoint(output_dir, step: int, weights, optimizer, model, seed: int)
     for path, value in weights.items():
         if np.asarray(value).dtype != np.float32:
             tensors[f"weight/{path}"] = np.ascontiguousarray(value)
-    metadata = {"format": FORMAT, "step": str(step), "seed": str(seed)}
+    for path, value in (exact or {}).items():
+        tensors[f"weight/{path}"] = np.ascontiguousarray(value)
+    metadata = {"format": FORMAT, "step": str(step), "seed": str(seed), "lora": lora}
     save_file(tensors, str(temporary / STATE_FILE), metadata=metadata)
     (temporary / "trainer_state.json").write_text(
         json.dumps({"global_step": step, "seed": seed}, indent=2) + "\n"
     )
+    if write_more is not None:
+        write_more(temporary)
     if final.exists():
         shutil.rmtree(final)
     os.replace(temporary, final)
@@ -99,7 +121,30 @@ def load_checkpoint(directory, dtype) -> Checkpoint:
             continue
         path, _, slot = key.rpartition("/")
         optimizer.setdefault(path, {})[slot] = value
-    return Checkpoint(weights, optimizer, int(metadata["step"]), int(metadata["seed"]))
+    step, seed = int(metadata["step"]), int(metadata["seed"])
+    return Checkpoint(weights, optimizer, step, seed, metadata.get("lora", ""))
+
+
+def save_policy(output_dir, weights, model, write_more=None) -> Path:
+    """The policy as a Hugging Face directory: config.json,
+    model.safetensors and the tokenizer's files, written beside and moved
+    into `output_dir` (what the trainers' save_model() writes);
+    `write_more(directory)` adds files (LoRA's adapter/)."""
+    from pdg import models
+
+    target = Path(output_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target))
+    models.save(staging / "model", weights, model)
+    if write_more is not None:
+        write_more(staging / "model")
+    for f in (staging / "model").iterdir():
+        if f.is_dir() and (target / f.name).is_dir():
+            shutil.rmtree(target / f.name)
+        f.replace(target / f.name)
+    (staging / "model").rmdir()
+    staging.rmdir()
+    return target
 
 
 def latest_checkpoint(output_dir) -> Path:

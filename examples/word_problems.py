@@ -68,6 +68,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--generations", type=int, default=8, help="completions per prompt")
     parser.add_argument("--beta", type=float, default=0.04, help="KL coefficient")
     parser.add_argument("--temperature", type=float, default=1.0)
+    parser.add_argument(
+        "--lora-rank",
+        type=int,
+        default=0,
+        help="GRPO trains LoRA adapters of this rank on every projection (0: full fine-tuning)",
+    )
     args = parser.parse_args(argv)
     positive = ("steps", "sft_steps", "train_size", "eval_size", "prompts", "sft_batch")
     for name in positive:
@@ -138,8 +144,8 @@ def main(argv=None) -> None:
 
 
 def trainer_kwargs(args, out: Path, dataset, reward) -> dict:
-    """GRPOTrainer's arguments: the warm-up model, the reward, the data and
-    the GRPOConfig. (Options such as a LoRA peft_config go here.)"""
+    """GRPOTrainer's arguments: the warm-up model, the reward, the data, the
+    GRPOConfig and, with --lora-rank, LoRA's peft_config."""
     from pdg.rl import GRPOConfig
 
     config = GRPOConfig(
@@ -156,12 +162,19 @@ def trainer_kwargs(args, out: Path, dataset, reward) -> dict:
         save_steps=args.steps,  # one checkpoint, at the end
         seed=args.seed,
     )
-    return {
+    kwargs = {
         "model": str(out / "sft"),
         "reward_funcs": [reward],
         "train_dataset": dataset,
         "args": config,
     }
+    if args.lora_rank:
+        from pdg.rl import LoraConfig
+
+        kwargs["peft_config"] = LoraConfig(
+            r=args.lora_rank, lora_alpha=2 * args.lora_rank, target_modules="all-linear"
+        )
+    return kwargs
 
 
 def train_tokenizer(texts: list[str], vocab_size: int, directory: Path):

@@ -20,7 +20,7 @@
    critic's values at the samples, and one call of the compiled PPO update
    runs --epochs updates of the policy and the critic over the batch (GAE,
    clipped surrogate and value losses; the KL to the SFT model shapes the
-   per-token rewards). With --algorithm dpo (rl.DPOTrainer), no sampling:
+   per-token rewards). With --algorithm dpo (rl.PairwiseDPOTrainer), no sampling:
    pairs of the exact sum (chosen) and a near miss (rejected), 25 compiled
    DPO updates per call.
 Held-out greedy accuracy is measured before and after; a JSONL log and a
@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pdg.runtime
 from pdg import optim, rl
-from pdg.losses import DPOConfig, GRPOAlgorithm, PPOConfig, RLOOConfig
+from pdg.losses import DPOAlgorithm, GRPOAlgorithm, PPOConfig, RLOOAlgorithm
 from pdg.lowering.artifact import compile_module
 from pdg.nn import GPTConfig
 from pdg.programs import build_train_lm
@@ -121,7 +121,7 @@ def main() -> None:
         make_trainer = rl.PPOTrainer
         options = {"epochs": args.epochs, "kl_coef": args.beta}
     else:
-        make = GRPOAlgorithm if args.algorithm == "grpo" else RLOOConfig
+        make = GRPOAlgorithm if args.algorithm == "grpo" else RLOOAlgorithm
         grpo = make(group=args.group, beta=args.beta, temperature=args.temperature)
         make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.SampledGRPOTrainer
         # The one program steps the groups of --microbatch prompts together.
@@ -191,9 +191,9 @@ def train_dpo(args, task, config, weights, held_out, rng, work: Path) -> None:
     rejected; --prompts pairs per update, 25 updates per call of the
     compiled update."""
     start = time.perf_counter()
-    trainer = rl.DPOTrainer(
+    trainer = rl.PairwiseDPOTrainer(
         config,
-        DPOConfig(beta=args.dpo_beta),
+        DPOAlgorithm(beta=args.dpo_beta),
         task.tokenizer,
         task.prompt_width,
         task.answer_width,

@@ -55,6 +55,9 @@ def why_not(node: RecurrentTensor) -> str:
     name = _name(node)
     if name in _NOT_DIFFERENTIABLE:
         return _NOT_DIFFERENTIABLE[name]
+    reason = node.definition.attrs.get("no_derivative")  # an operator that says why itself
+    if reason:
+        return reason
     return f"'{name}' has no derivative rule"
 
 

@@ -3,6 +3,7 @@ and clusters.
 
     model: ./tiny-llama                 # a Hugging Face model directory
     train_dataset: problems.jsonl       # JSON lines (or a .json list) of rows
+    eval_dataset: held_out.jsonl        # optional, with args.eval_strategy: steps
     reward_funcs:                       # module:function or file.py:function
       - rewards.py:correct_answer
     args:                               # rl.GRPOConfig's fields, TRL's names
@@ -31,7 +32,15 @@ import click
 
 from pdg.cli.common import UserError
 
-KEYS = ("model", "train_dataset", "reward_funcs", "args", "resume_from_checkpoint", "peft_config")
+KEYS = (
+    "model",
+    "train_dataset",
+    "eval_dataset",
+    "reward_funcs",
+    "args",
+    "resume_from_checkpoint",
+    "peft_config",
+)
 
 
 @click.command("train")
@@ -72,6 +81,11 @@ def train_command(config: str) -> None:
             model=str(base / str(spec["model"])),
             reward_funcs=[_function(f, base, path) for f in funcs],
             train_dataset=_read_rows(base / str(spec["train_dataset"]), path),
+            eval_dataset=(
+                _read_rows(base / str(spec["eval_dataset"]), path)
+                if spec.get("eval_dataset")
+                else None
+            ),
             args=rl.GRPOConfig(**args),
             peft_config=peft,
         )

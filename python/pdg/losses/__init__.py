@@ -11,7 +11,7 @@ optimizes together. The programs (pdg.programs) use them; the trainers that
 compile and run those programs are pdg.rl's.
 """
 
-from .dpo import DPOConfig, dpo_pair_loss
+from .dpo import DPOAlgorithm, dpo_pair_loss
 from .grpo import (
     GRPOAlgorithm,
     group_advantages,
@@ -20,13 +20,19 @@ from .grpo import (
     row_advantages,
 )
 from .ppo import PPOConfig, gae, ppo_token_loss
-from .rloo import RLOOConfig, leave_one_out_advantages, rloo_token_loss
+from .rloo import (
+    RLOOAlgorithm,
+    leave_one_out_advantages,
+    rloo_sequence_loss,
+    rloo_token_loss,
+    row_leave_one_out_advantages,
+)
 
 __all__ = [
-    "DPOConfig",
+    "DPOAlgorithm",
     "GRPOAlgorithm",
     "PPOConfig",
-    "RLOOConfig",
+    "RLOOAlgorithm",
     "dpo_pair_loss",
     "gae",
     "group_advantages",
@@ -34,6 +40,8 @@ __all__ = [
     "leave_one_out_advantages",
     "masked_sequence_mean",
     "ppo_token_loss",
+    "rloo_sequence_loss",
     "rloo_token_loss",
     "row_advantages",
+    "row_leave_one_out_advantages",
 ]

@@ -13,9 +13,13 @@ rank-r adapter (PEFT shares one lora_A between them).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
 
 from pdg.frontend import ProgramError
 from pdg.nn.decoder import DecoderConfig
@@ -123,6 +127,61 @@ def resolve_targets(target_modules, config: DecoderConfig, layout: str) -> tuple
         chosen += [p for p in matched if p not in chosen]
     # In the model's order, not the targets'.
     return tuple(p for p in modules if p in chosen)
+
+
+ADAPTER_CONFIG = "adapter_config.json"
+ADAPTER_WEIGHTS = "adapter_model.safetensors"
+
+
+def peft_expressible(spec: LoraSpec, config: DecoderConfig, layout: str) -> bool:
+    """Whether PEFT can hold these adapters: each target a module of its
+    own (GPT-2's fused c_attn carries three adapters here, one in PEFT)."""
+    modules = linear_modules(config, layout)
+    names = [modules[t] for t in spec.targets]
+    return len(set(names)) == len(names)
+
+
+def save_adapter(
+    directory, spec: LoraSpec, weights, config: DecoderConfig, layout: str, base_model: str
+) -> Path:
+    """The adapters as PEFT saves them (adapter_config.json and
+    adapter_model.safetensors: `PeftModel.from_pretrained(base, directory)`
+    loads them onto the base model); `base_model`: its path or name."""
+    from safetensors.numpy import save_file
+
+    if not peft_expressible(spec, config, layout):
+        raise ModelError(
+            "these adapters have no PEFT form (a fused projection, GPT-2's c_attn, "
+            "carries one adapter per part)"
+        )
+    modules = linear_modules(config, layout)
+    tensors = {}
+    for target in spec.targets:
+        key = f"base_model.model.{modules[target]}"
+        # pdg's (d_in, r) and (r, d_out) are torch Linear weights transposed.
+        tensors[f"{key}.lora_A.weight"] = np.ascontiguousarray(weights[f"{target}.lora_a"].T)
+        tensors[f"{key}.lora_B.weight"] = np.ascontiguousarray(weights[f"{target}.lora_b"].T)
+    settings = {
+        "peft_type": "LORA",
+        "task_type": "CAUSAL_LM",
+        "base_model_name_or_path": base_model,
+        "r": spec.rank,
+        "lora_alpha": spec.alpha,
+        "use_rslora": spec.rslora,
+        # Full module names: PEFT adapts exactly these.
+        "target_modules": sorted(modules[t] for t in spec.targets),
+        "lora_dropout": 0.0,
+        "bias": "none",
+        "fan_in_fan_out": layout == "gpt2",  # GPT-2's Conv1D holds (d_in, d_out)
+        "inference_mode": True,
+        "init_lora_weights": True,
+        "modules_to_save": None,
+    }
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    save_file(tensors, str(directory / ADAPTER_WEIGHTS))
+    (directory / ADAPTER_CONFIG).write_text(json.dumps(settings, indent=2) + "\n")
+    return directory
 
 
 def _error(message: str, hint: str) -> ModelError:

@@ -11,12 +11,16 @@ slice of the step dim: full (`0 : t + 1`), sliding window
 `DecoderConfig` (`GPTConfig`) covers GPT-2, Llama 2/3, Mistral, Qwen2 and
 Qwen3; pdg.models builds one from a Hugging Face checkpoint.
 
+`from_torch` imports a PyTorch module (a reward model, a custom block) as an
+operator whose body is the module lowered by torch-mlir.
+
 Weights for a model come from a dict of NumPy arrays keyed by parameter path
 (`Module.inputs_from(...)`), e.g. a converted PyTorch state_dict.
 """
 
 from .attention import Attention, AttentionPattern
 from .decoder import Decoder, DecoderConfig
+from .from_torch import TorchFunction, TorchModule, from_torch
 from .gpt import GPT, GPTConfig
 from .layers import MLP, Embedding, GatedMLP, LayerNorm, Linear, Module, RMSNorm
 from .lora import LoraSpec
@@ -38,6 +42,9 @@ __all__ = [
     "Module",
     "RMSNorm",
     "RopeScaling",
+    "TorchFunction",
+    "TorchModule",
+    "from_torch",
     "rope_frequencies",
     "rotary",
 ]

@@ -23,7 +23,9 @@ STEP_INPUT = "start_step"  # the global step of the first iteration (resuming)
 @dataclass
 class Training:
     """What minimize() added: per parameter path, the gradient, the updated
-    value and the optimizer state (each over the iteration dim)."""
+    value and the optimizer state (each over the iteration dim), and the
+    global norm of the gradients before any clipping (a scalar per
+    iteration; a node the compiler drops unless something reads it)."""
 
     dim: Dim
     loss: TensorLike
@@ -135,9 +137,9 @@ def minimize(
             hint="reduce the other dims, e.g. nll[0 : B, 0 : T].mean()",
         )
     grads = dict(zip(params, grad(loss, list(params.values())), strict=True))
-    norm = None
+    norm = global_norm(grads)
     if clip_norm is not None:
-        grads, norm = clip_by_global_norm(grads, clip_norm)
+        grads, norm = clip_by_global_norm(grads, clip_norm, norm)
     start = program.input(STEP_INPUT, (), "i64")
     step = (ops.coordinate(dim) + start).astype(loss.dtype)
 
@@ -160,16 +162,24 @@ def minimize(
     return Training(dim, loss, params, grads, updated, state, state_next, norm, state_inputs)
 
 
-def clip_by_global_norm(grads: dict, max_norm: float):
-    """Scales every gradient by min(1, max_norm / (norm + 1e-6)), the norm
-    taken over all of them together (as torch.nn.utils.clip_grad_norm_)."""
-    if not isinstance(max_norm, (int, float)) or max_norm <= 0:
-        raise ProgramError(f"clip norm must be a positive number, got {max_norm!r}")
+def global_norm(grads: dict) -> TensorLike:
+    """The 2-norm of all the gradients together (what
+    torch.nn.utils.clip_grad_norm_ returns)."""
     total = None
     for g in grads.values():
         sq = (g * g).sum() if g.ndim else g * g
         total = sq if total is None else total + sq
-    norm = ops.sqrt(total)
+    return ops.sqrt(total)
+
+
+def clip_by_global_norm(grads: dict, max_norm: float, norm: TensorLike | None = None):
+    """Scales every gradient by min(1, max_norm / (norm + 1e-6)), the norm
+    taken over all of them together (as torch.nn.utils.clip_grad_norm_);
+    `norm`: that norm when already computed."""
+    if not isinstance(max_norm, (int, float)) or max_norm <= 0:
+        raise ProgramError(f"clip norm must be a positive number, got {max_norm!r}")
+    if norm is None:
+        norm = global_norm(grads)
     scale = ops.minimum(max_norm / (norm + 1e-6), 1.0)
     return {k: g * scale for k, g in grads.items()}, norm
 

@@ -44,8 +44,11 @@ loss's gradient for every policy weight (`g_<path>`) and the sampled
 `tokens` (GRPOProgram.completions() reads them); with one, the weights and
 the optimizer state are recurrences over i and the outputs are the final
 state (optim.Training). Either way it outputs per iteration the `loss`, the
-mean per-token `kl` to the reference (k3, over the completion tokens), and
-per completion its `reward` and `length` (completion tokens, EOS included):
+mean per-token `kl` to the reference (k3, over the completion tokens), the
+mean per-token `entropy` of the sampling distribution (the policy's
+softmax at the temperature, over the completion tokens; with an optimizer
+also the gradients' global norm before clipping, `grad_norm`), and per
+completion its `reward` and `length` (completion tokens, EOS included):
 over [p, i, g], or per microbatch (M * G,) over [p, i].
 """
 
@@ -226,7 +229,7 @@ LAYOUTS = ("group", "completion")
 
 def build_grpo(
     config: DecoderConfig,
-    grpo: losses.GRPOAlgorithm,
+    grpo: losses.GRPOAlgorithm | losses.RLOOAlgorithm,
     reward: RewardFn,
     *,
     eos: int | Sequence[int] | None,
@@ -240,20 +243,36 @@ def build_grpo(
     keyed_reward: bool = False,
     lora: LoraSpec | None = None,
     scale_rewards: str = "group",
+    gradients: bool = True,
 ) -> GRPOProgram:
-    """`eos`: the id, or ids, that end a completion. `layout`: "group" (the
-    default) steps the completions of `microbatch` prompts together, as the
-    rows of one point; "completion" gives each completion its own point
-    over a dim g (see the module's docstring). `loss_type`: see LOSS_TYPES.
+    """`grpo`: the algorithm, GRPO's, or RLOO's as TRL's RLOOTrainer has
+    it (losses.rloo: the leave-one-out advantages of rewards with the KL
+    penalty taken off, the loss on each completion's summed log-probs, and
+    `kl` the first-order log-ratio). `eos`: the id, or ids, that end a
+    completion. `layout`: "group" (the default) steps the completions of
+    `microbatch` prompts together, as the rows of one point; "completion"
+    gives each completion its own point over a dim g (see the module's
+    docstring). `loss_type`: see LOSS_TYPES.
     `keyed_reward`: `reward` is a KeyedRewardFn, called once per point with
     every completion of the point and its prompt's key (an input).
-    `scale_rewards` (TRL's): the advantages are the rewards less their
-    group's mean, divided by the group's std ("group"), by the std of the
-    iteration's whole batch ("batch"), or not divided ("none").
+    `gradients=False` (without an optimizer): no gradient outputs, only
+    the samples and their rewards, loss and KL (an evaluation).
+    `scale_rewards` (TRL's, GRPO only): the advantages are the rewards less
+    their group's mean, divided by the group's std ("group"), by the std of
+    the iteration's whole batch ("batch"), or not divided ("none").
     `lora`: only the adapters it adds to the policy train; the reference is
     the policy without them (one set of base weights, no `ref.*` inputs)."""
-    if not isinstance(grpo, losses.GRPOAlgorithm):
-        raise pf.ProgramError("build_grpo() needs an losses.GRPOAlgorithm")
+    if not isinstance(grpo, (losses.GRPOAlgorithm, losses.RLOOAlgorithm)):
+        raise pf.ProgramError("build_grpo() needs a losses.GRPOAlgorithm or RLOOAlgorithm")
+    rloo = isinstance(grpo, losses.RLOOAlgorithm)
+    if rloo and loss_type != "grpo":
+        raise pf.ProgramError(
+            "RLOO's loss is on each completion's summed log-probs: it takes no loss_type"
+        )
+    if rloo and scale_rewards != "group":
+        raise pf.ProgramError("RLOO's advantages are leave-one-out baselines: no scale_rewards")
+    if grpo.group < 2:
+        raise pf.ProgramError(f"a group needs at least 2 completions, got {grpo.group}")
     if not callable(reward):
         raise pf.ProgramError("the reward must be a callable (prompt ids, completion ids) -> float")
     if max_new_tokens < 1 or prompt_width < 1:
@@ -342,25 +361,34 @@ def build_grpo(
         t.until(ends.named("done"))
         mask = generating.astype(real)
 
-    def logp_of(scores: pf.TensorLike) -> pf.TensorLike:
+    def log_probs(scores: pf.TensorLike) -> pf.TensorLike:
+        """The sampling distribution's log-probs: at the temperature."""
         if grpo.temperature != 1.0:
             scores = scores * (1.0 / grpo.temperature)
+        return pf.log_softmax(scores)
+
+    def chosen_of(log_p: pf.TensorLike) -> pf.TensorLike:
         if not rows:
-            return pf.take(pf.log_softmax(scores), chosen)
+            return pf.take(log_p, chosen)
         # Each row's chosen entry: a one-hot product (take() on rows would
         # give every row's choice in every row).
         vocab = prog.constant_array(np.arange(config.vocab, dtype=np.int64))
         picked = vocab.eq(chosen.reshape(*rows, 1)).astype(real)
-        return (pf.log_softmax(scores) * picked).sum(axis=-1)
+        return (log_p * picked).sum(axis=-1)
 
     # The sampled tokens' log-probs from the logits that chose them (the
     # gradient flows through these), and the reference's, step by step.
-    logp = logp_of(logits).named("logp")
-    if reference is None:
+    policy_log_p = log_probs(logits)
+    logp = chosen_of(policy_log_p).named("logp")
+    if reference is None:  # LoRA: the base model is the policy without its adapters
         with policy.without_adapters():
-            ref_logp = logp_of(policy(tok, pos, t)).named("ref_logp")
+            ref_logp = chosen_of(log_probs(policy(tok, pos, t))).named("ref_logp")
     else:
-        ref_logp = logp_of(reference(tok, pos, t)).named("ref_logp")
+        ref_logp = chosen_of(log_probs(reference(tok, pos, t))).named("ref_logp")
+    # The entropy of the distribution each token was sampled from (TRL's
+    # `entropy`); only logged, so no gradient flows through it.
+    entropy_tok = -(pf.exp(policy_log_p) * policy_log_p).sum(axis=-1)
+    entropy_tok = pf.stop_gradient(entropy_tok).named("token_entropy")
 
     # Rewards on each finished completion, group-normalized advantages.
     real_type = np.dtype(numpy_dtype(real)).type
@@ -380,35 +408,48 @@ def build_grpo(
     )
     # An iteration's whole batch of a value over the prompts (and g).
     batch = tuple([slice(0, p.size), *outer, *(slice(0, g.size) for g in group_dims)])
-    scale = scale_rewards
-    if scale_rewards == "batch":
-        scale = losses.grpo.batch_std(rewards[batch]).named("batch_reward_std")
-    if rows:
-        advantage = losses.row_advantages(rewards, grpo.group, grpo.eps, scale)
-    else:
-        advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps, scale)
-    advantage = advantage.named("advantage")
-
-    # The loss: one update per batch, so the sampling policy is the policy
-    # itself (ratio 1, its gradient the log-prob's).
-    per_token = losses.grpo_token_loss(
-        logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
-    )
     length = whole(mask, t).sum(axis=0).named("length")
-    if loss_type == "grpo":
-        per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
+    delta = ref_logp - logp
+    if rloo:
+        # TRL's RLOO: the KL is a penalty in the reward, beta times the
+        # completion's summed log-ratio (first order, the sampling policy's:
+        # no gradient); the baseline is the other completions' mean.
+        log_ratio = whole(pf.stop_gradient(-delta) * mask, t).sum(axis=0).named("log_ratio")
+        shaped = rewards - log_ratio * grpo.beta if grpo.beta else rewards
+        if rows:
+            advantage = losses.row_leave_one_out_advantages(shaped, grpo.group)
+        else:
+            advantage = losses.leave_one_out_advantages(shaped, group_dims[0])
+        advantage = advantage.named("advantage")
+        seq_logp = whole(logp * mask, t).sum(axis=0)
+        per_sequence = losses.rloo_sequence_loss(seq_logp, advantage).named("sequence_loss")
         loss = per_sequence[batch].mean()
     else:
-        token_sums = whole(per_token * mask, t).sum(axis=0).named("sequence_loss")
-        if loss_type == "dr_grpo":
-            loss = token_sums[batch].mean() * (1.0 / max_new_tokens)
-        else:  # every token of the batch alike
-            loss = token_sums[batch].sum() / pf.maximum(length[batch].sum(), 1.0)
+        scale = scale_rewards
+        if scale_rewards == "batch":
+            scale = losses.grpo.batch_std(rewards[batch]).named("batch_reward_std")
+        if rows:
+            advantage = losses.row_advantages(rewards, grpo.group, grpo.eps, scale)
+        else:
+            advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps, scale)
+        advantage = advantage.named("advantage")
+        # The loss: one update per batch, so the sampling policy is the
+        # policy itself (ratio 1, its gradient the log-prob's).
+        per_token = losses.grpo_token_loss(
+            logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
+        )
+        loss = _aggregate(per_token, mask, t, batch, length, loss_type, max_new_tokens)
     loss = loss.named("loss")
-    delta = ref_logp - logp
-    kl_tokens = whole((pf.exp(delta) - delta - 1.0) * mask, t).sum(axis=0)
-    kl = (kl_tokens[batch].sum() / pf.maximum(length[batch].sum(), 1.0)).named("kl")
-    for name, value in (("loss", loss), ("kl", kl), ("reward", rewards), ("length", length)):
+    # The KL each trainer logs: GRPO's k3 estimator, RLOO's first-order
+    # log-ratio (TRL's), per completion token.
+    per_token_kl = -delta if rloo else pf.exp(delta) - delta - 1.0
+    kl_tokens = whole(per_token_kl * mask, t).sum(axis=0)
+    tokens_in_batch = pf.maximum(length[batch].sum(), 1.0)
+    kl = (kl_tokens[batch].sum() / tokens_in_batch).named("kl")
+    entropy_sums = whole(entropy_tok * mask, t).sum(axis=0)
+    entropy = (entropy_sums[batch].sum() / tokens_in_batch).named("entropy")
+    outputs = {"loss": loss, "kl": kl, "entropy": entropy, "reward": rewards, "length": length}
+    for name, value in outputs.items():
         prog.output(name, value)
 
     params = policy.trainable_parameters()
@@ -427,12 +468,28 @@ def build_grpo(
     )
     if optimizer is None:
         prog.output("tokens", chosen)
-        for path, grad in zip(params, autodiff.grad(loss, list(params.values())), strict=True):
-            prog.output("g_" + path.replace(".", "_"), grad)
+        if gradients:
+            grads = autodiff.grad(loss, list(params.values()))
+            for path, grad in zip(params, grads, strict=True):
+                prog.output("g_" + path.replace(".", "_"), grad)
         return built
     built.training = optim.minimize(loss, params, optimizer, clip_norm)
+    prog.output("grad_norm", built.training.grad_norm)  # before clipping
     built.training.add_outputs()
     return built
+
+
+def _aggregate(per_token, mask, t, batch, length, loss_type: str, max_new_tokens: int):
+    """An iteration's loss from the per-token losses (see LOSS_TYPES)."""
+    whole = losses.grpo.whole_dim
+    if loss_type == "grpo":
+        per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
+        return per_sequence[batch].mean()
+    token_sums = whole(per_token * mask, t).sum(axis=0).named("sequence_loss")
+    if loss_type == "dr_grpo":
+        return token_sums[batch].mean() * (1.0 / max_new_tokens)
+    # every token of the batch alike
+    return token_sums[batch].sum() / pf.maximum(length[batch].sum(), 1.0)
 
 
 def _scorer(reward: RewardFn, kind, eos: tuple[int, ...], max_new_tokens: int, group: int):

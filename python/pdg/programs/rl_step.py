@@ -10,7 +10,10 @@ t (position in prompt + completion, static). Inputs: `tokens[p, .., g, t]`
 the sequence, `targets` the next token at each position, `mask` 1.0 where
 that target is a completion token; GRPO also reads `old_logp` (the
 sampling policy's log-prob of each target) and `rewards[p, .., g]`, RLOO
-`rewards`; DPO's g = 0 is the chosen completion, g = 1 the rejected. PPO
+`rewards`; DPO's g = 0 is the chosen completion, g = 1 the rejected (it
+also outputs each completion's summed log-probs, `logps` and `ref_logps`,
+over [p, .., g]). With an optimizer, `grad_norm` is the gradients' global
+norm before clipping, per iteration. PPO
 reads `old_logp`, `old_values` (the critic's at the rollout) and
 `token_rewards` (per token, KL penalty included) and trains a critic (a
 GPT with a value head, weights `critic.*`) with the policy; its advantages
@@ -43,7 +46,7 @@ class RLStepProgram:
 def build_rl_step(
     config: DecoderConfig,
     length: int,
-    algorithm: losses.GRPOAlgorithm | losses.RLOOConfig | losses.DPOConfig,
+    algorithm: losses.GRPOAlgorithm | losses.RLOOAlgorithm | losses.DPOAlgorithm,
     optimizer: optim.Optimizer | None = None,
     clip_norm: float | None = None,
     reference_logp: bool = False,
@@ -53,8 +56,8 @@ def build_rl_step(
     `reference`) instead of a reference model run here."""
     name = {
         losses.GRPOAlgorithm: "grpo",
-        losses.RLOOConfig: "rloo",
-        losses.DPOConfig: "dpo",
+        losses.RLOOAlgorithm: "rloo",
+        losses.DPOAlgorithm: "dpo",
         losses.PPOConfig: "ppo",
     }.get(type(algorithm))
     if name is None:
@@ -106,10 +109,22 @@ def build_rl_step(
         total = (per_token * mask)[tuple(batch)].sum()
         loss = (total / pf.maximum(mask[tuple(batch)].sum(), 1.0)).named("loss")
     elif name == "dpo":
-        seq = losses.grpo.whole_dim(policy_logp * mask, t).sum()
-        seq_ref = losses.grpo.whole_dim(ref_logp * mask, t).sum()
-        per_prompt = losses.dpo_pair_loss(seq, seq_ref, g, algorithm.beta).named("pair_loss")
+        seq = losses.grpo.whole_dim(policy_logp * mask, t).sum().named("logps")
+        seq_ref = losses.grpo.whole_dim(ref_logp * mask, t).sum().named("ref_logps")
+        per_prompt = losses.dpo_pair_loss(
+            seq,
+            seq_ref,
+            g,
+            algorithm.beta,
+            algorithm.loss_type,
+            algorithm.label_smoothing,
+            tokens=losses.grpo.whole_dim(mask, t).sum(),
+        ).named("pair_loss")
         loss = per_prompt[tuple([slice(0, p.size), *over])].mean().named("loss")
+        # Each completion's summed log-probs, the policy's (at the weights
+        # before the update) and the reference's: TRL's DPO metrics.
+        prog.output("logps", seq)
+        prog.output("ref_logps", seq_ref)
     else:
         rewards = prog.input("rewards", (), real, domain=[p, *over, g])
         if name == "grpo":
@@ -129,6 +144,7 @@ def build_rl_step(
     prog.output("loss", loss)
     if optimizer is not None:
         training = optim.minimize(loss, params, optimizer, clip_norm)
+        prog.output("grad_norm", training.grad_norm)  # before clipping
         training.add_outputs()
         return RLStepProgram(prog, policy, reference, list(params), training, critic)
     for path, grad in zip(params, autodiff.grad(loss, list(params.values())), strict=True):

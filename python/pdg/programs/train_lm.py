@@ -17,7 +17,7 @@ import numpy as np
 
 import pdg.frontend as pf
 from pdg import optim
-from pdg.nn import GPT, DecoderConfig
+from pdg.nn import GPT, DecoderConfig, LoraSpec
 
 from .sequences import check_positions
 
@@ -42,7 +42,9 @@ class TrainProgram:
             )
         if targets.shape != tokens.shape:
             raise ValueError(f"targets {targets.shape} differ from tokens {tokens.shape}")
-        out = self.training.initial_inputs(weights, state, start_step)
+        # The frozen weights (LoRA's base), then the trained ones.
+        out = self.model.inputs_from(weights) if self.model.lora is not None else {}
+        out.update(self.training.initial_inputs(weights, state, start_step))
         out["tokens"], out["targets"] = tokens, targets
         if self.masked != (loss_mask is not None):
             raise ValueError("pass a loss_mask exactly when the program is built masked")
@@ -74,14 +76,17 @@ def build_train_lm(
     clip_norm: float | None = None,
     name: str = "train_lm",
     masked: bool = False,
+    lora: LoraSpec | None = None,
 ) -> TrainProgram:
+    """`lora`: only the adapters it adds train (pdg.nn.lora); `weights`
+    then hold the base model and the adapters."""
     check_positions(config, length, "the sequence length")
     prog = pf.Program(name)
     i = prog.dim("i", launch="I")
     b = prog.dim("b", batch)
     t = prog.dim("t", length)
     prog.iterate_parameters(i)
-    model = GPT(prog, config)
+    model = GPT(prog, config, lora=lora)
     tokens = prog.input("tokens", (), "i64", domain=[i, b, t])
     targets = prog.input("targets", (), "i64", domain=[i, b, t])
     logits = model(tokens, prog.coordinate(t), t)
@@ -92,9 +97,8 @@ def build_train_lm(
         loss = (total / pf.maximum(mask[i, 0:batch, 0:length].sum(), 1.0)).named("loss")
     else:
         loss = nll[i, 0:batch, 0:length].mean().named("loss")
-    training = optim.minimize(loss, model.parameters(), optimizer, clip_norm)
+    training = optim.minimize(loss, model.trainable_parameters(), optimizer, clip_norm)
     prog.output("loss", loss)
-    if training.grad_norm is not None:
-        prog.output("grad_norm", training.grad_norm)
+    prog.output("grad_norm", training.grad_norm)  # before clipping
     training.add_outputs()
     return TrainProgram(prog, model, training, batch, length, masked)

@@ -1,7 +1,7 @@
 """Reinforcement-learning fine-tuning with compiled programs: TRL's interface
 (GRPOTrainer(model=..., reward_funcs=..., train_dataset=..., args=GRPOConfig(...)),
-see grpo_trainer.py), the trainers of the programs, a synthetic task and a
-progress display. The losses they compile are pdg.losses'.
+see grpo_trainer.py; RLOOTrainer and DPOTrainer alike), the trainers of the
+programs, a synthetic task and a progress display. The losses they compile are pdg.losses'.
 
     from pdg.rl import GRPOConfig, GRPOTrainer
 
@@ -14,20 +14,26 @@ them; this package sits above both, and nothing below imports it.
 """
 
 from .arith import Addition, CharTokenizer
+from .dpo_config import DPOConfig
 from .errors import TrainerConfigError
 from .progress import ProgressBar
+from .rloo_config import RLOOConfig
 from .trl_config import GRPOConfig
 
 __all__ = [
     "Addition",
     "CharTokenizer",
+    "DPOConfig",
     "DPOTrainer",
     "GRPOConfig",
     "GRPOProgramTrainer",
     "GRPOTrainer",
     "LoraConfig",
     "PPOTrainer",
+    "PairwiseDPOTrainer",
     "ProgressBar",
+    "RLOOConfig",
+    "RLOOTrainer",
     "SampledGRPOTrainer",
     "TrainerConfigError",
 ]
@@ -51,6 +57,14 @@ def __getattr__(name):
         from .dpo_trainer import DPOTrainer
 
         return DPOTrainer
+    if name == "PairwiseDPOTrainer":
+        from .pairwise_dpo_trainer import PairwiseDPOTrainer
+
+        return PairwiseDPOTrainer
+    if name == "RLOOTrainer":
+        from .rloo_trainer import RLOOTrainer
+
+        return RLOOTrainer
     if name == "PPOTrainer":
         from .ppo_trainer import PPOTrainer
 

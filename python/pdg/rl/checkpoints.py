@@ -9,7 +9,8 @@ a checkpoint computes what the uninterrupted run computed, bit for bit.
 Weights not in float32 (pdg_dtype="f64") are also kept exactly there
 ("weight/<path>"), since the Hugging Face copy is float32. A LoRA run's
 Hugging Face copy is the merged model; its adapters are kept there
-("weight/<path>.lora_a", ...), and the metadata's "lora" names its setup.
+("weight/<path>.lora_a", ...), and the metadata's "lora" names its setup;
+checkpoint-N/adapter/ holds them as PEFT saves them, where PEFT can.
 
 A checkpoint is written into a temporary directory beside its place and
 renamed there when complete: a run stopped while saving leaves no half
@@ -22,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,12 +46,21 @@ class Checkpoint:
 
 
 def save_checkpoint(
-    output_dir, step: int, weights, optimizer, model, seed: int, exact=None, lora: str = ""
+    output_dir,
+    step: int,
+    weights,
+    optimizer,
+    model,
+    seed: int,
+    exact=None,
+    lora: str = "",
+    write_more=None,
 ) -> Path:
     """output_dir/checkpoint-<step>/ (see the module's docstring); `model`
     is what models.save takes (a loaded Model or a DecoderConfig);
     `exact`: more weights by path, kept only in the state file (LoRA's
-    adapters); `lora`: the LoRA setup, recorded."""
+    adapters); `lora`: the LoRA setup, recorded; `write_more(directory)`
+    adds files before the checkpoint is complete."""
     from safetensors.numpy import save_file
 
     from pdg import models
@@ -74,6 +85,8 @@ def save_checkpoint(
     (temporary / "trainer_state.json").write_text(
         json.dumps({"global_step": step, "seed": seed}, indent=2) + "\n"
     )
+    if write_more is not None:
+        write_more(temporary)
     if final.exists():
         shutil.rmtree(final)
     os.replace(temporary, final)
@@ -110,6 +123,28 @@ def load_checkpoint(directory, dtype) -> Checkpoint:
         optimizer.setdefault(path, {})[slot] = value
     step, seed = int(metadata["step"]), int(metadata["seed"])
     return Checkpoint(weights, optimizer, step, seed, metadata.get("lora", ""))
+
+
+def save_policy(output_dir, weights, model, write_more=None) -> Path:
+    """The policy as a Hugging Face directory: config.json,
+    model.safetensors and the tokenizer's files, written beside and moved
+    into `output_dir` (what the trainers' save_model() writes);
+    `write_more(directory)` adds files (LoRA's adapter/)."""
+    from pdg import models
+
+    target = Path(output_dir)
+    target.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target))
+    models.save(staging / "model", weights, model)
+    if write_more is not None:
+        write_more(staging / "model")
+    for f in (staging / "model").iterdir():
+        if f.is_dir() and (target / f.name).is_dir():
+            shutil.rmtree(target / f.name)
+        f.replace(target / f.name)
+    (staging / "model").rmdir()
+    staging.rmdir()
+    return target
 
 
 def latest_checkpoint(output_dir) -> Path:

@@ -1,60 +1,81 @@
 """The prompts of a TRL-style dataset, tokenized, and the order a run reads
 them in.
 
-A dataset is a `datasets.Dataset` (or a list of dicts) with a `prompt`
-column: plain text, or a conversation (a list of {"role", "content"}
-messages) that the tokenizer's chat template turns into text, with the
-generation prompt added, as TRL does. Its other columns go to the reward
-functions. The order is a function of (seed, step) only: epoch e is a
-permutation drawn from the seed and e, and step k reads the prompts
-[k * P, (k + 1) * P) of the epochs laid end to end, so a run resumed at
+A dataset is a `datasets.Dataset` (or a list of dicts) or a streamed
+`datasets.IterableDataset` with a `prompt` column: plain text, or a
+conversation (a list of {"role", "content"} messages) that the
+tokenizer's chat template turns into text, with the generation prompt
+added, as TRL does. Its other columns go to the reward functions. The
+order is a function of (seed, step) only (rows.py), so a run resumed at
 step k reads what an uninterrupted one would.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
 from .errors import TrainerConfigError
+from .rows import KeyedIds, RowStream, row_source
 
 
 class PromptData:
-    def __init__(self, dataset, tokenizer, shuffle: bool, seed: int):
-        rows = _rows(dataset)
-        if not rows:
-            raise TrainerConfigError("train_dataset is empty", "give at least one prompt")
-        if "prompt" not in rows[0]:
+    """The prompts of a dataset; `width`: the longest prompt (tokens) a
+    streamed dataset may hold (a materialized one's is its longest)."""
+
+    def __init__(self, dataset, tokenizer, shuffle: bool, seed: int, width: int | None = None):
+        self.tokenizer = tokenizer
+        self.source = row_source(dataset, shuffle, seed, self._first)
+        self.rows = self.source.rows
+        self.streamed = isinstance(self.source, RowStream)
+        self.width = width if self.streamed else None
+        if self.streamed:
+            self.ids = KeyedIds(self.source, self._encode_row)
+        else:
+            self.ids = [self._encode_row(k, row) for k, row in enumerate(self.rows)]
+            self.width = max(len(ids) for ids in self.ids)
+
+    def _first(self, row: dict) -> None:
+        """Checks a dataset's first row, and learns its columns and kind."""
+        if "prompt" not in row:
             raise TrainerConfigError(
-                f"train_dataset has no 'prompt' column (it has {sorted(rows[0])})",
+                f"train_dataset has no 'prompt' column (it has {sorted(row)})",
                 "GRPO reads a 'prompt' column: text, or a list of chat messages",
             )
-        self.rows, self.shuffle, self.seed = rows, shuffle, seed
-        self.columns = [c for c in rows[0] if c != "prompt"]
-        self.conversational = _is_chat(rows[0]["prompt"])
-        self.ids = [self._encode(tokenizer, row["prompt"], k) for k, row in enumerate(rows)]
+        self.columns = [c for c in row if c != "prompt"]
+        self.conversational = _is_chat(row["prompt"])
 
     def __len__(self) -> int:
         return len(self.rows)
 
     @property
+    def size(self) -> int | None:
+        """The dataset's rows; None when streamed."""
+        return None if self.streamed else len(self.rows)
+
+    @property
     def prompt_width(self) -> int:
-        return max(len(ids) for ids in self.ids)
+        return self.width
 
     def indices(self, step: int, count: int) -> list[int]:
         """The dataset rows of optimizer step `step`, `count` prompts."""
-        n = len(self.rows)
-        out = []
-        for position in range(step * count, (step + 1) * count):
-            epoch, k = divmod(position, n)
-            out.append(int(self._order(epoch)[k]))
-        return out
+        return self.source.indices(step, count)
 
-    def _order(self, epoch: int) -> np.ndarray:
-        if not self.shuffle:
-            return np.arange(len(self.rows))
-        return np.random.default_rng([self.seed, epoch]).permutation(len(self.rows))
+    def read(self, steps, count: int) -> list[list[int]]:
+        """The rows of the steps of one call, `count` per step (for a
+        stream, positions in it, in `rows` and `ids` until the next read)."""
+        return self.source.read(steps, count)
+
+    def epoch_at(self, step: int, count: int) -> float:
+        return self.source.epoch_at(step, count)
+
+    def _encode_row(self, k: int, row: dict) -> list[int]:
+        ids = self._encode(self.tokenizer, row["prompt"], k)
+        if self.width is not None and len(ids) > self.width:
+            raise TrainerConfigError(
+                f"train_dataset row {k}: the prompt has {len(ids)} tokens; a streamed "
+                f"dataset's prompts may have up to {self.width}",
+                "raise pdg_prompt_width (or max_completion_length leaves the model's context "
+                "too little room)",
+            )
+        return ids
 
     def _encode(self, tokenizer, prompt, row: int) -> list[int]:
         if self.conversational != _is_chat(prompt):
@@ -81,22 +102,6 @@ class PromptData:
         if not ids:
             raise TrainerConfigError(f"train_dataset row {row}: the prompt has no tokens")
         return list(ids)
-
-
-def _rows(dataset) -> list[dict]:
-    """The dataset's rows as dicts (a datasets.Dataset or a sequence)."""
-    if type(dataset).__name__ == "IterableDataset":
-        raise TrainerConfigError(
-            "an IterableDataset is not supported yet",
-            "materialize it: datasets.Dataset.from_list(list(dataset.take(N)))",
-        )
-    if hasattr(dataset, "column_names") and hasattr(dataset, "to_list"):
-        return dataset.to_list()
-    if isinstance(dataset, Sequence) and all(isinstance(r, dict) for r in dataset):
-        return list(dataset)
-    raise TrainerConfigError(
-        f"train_dataset must be a datasets.Dataset or a list of dicts, got {type(dataset).__name__}"
-    )
 
 
 def _is_chat(prompt) -> bool:

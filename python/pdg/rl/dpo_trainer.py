@@ -1,142 +1,244 @@
-"""DPO from preference pairs, compiled: the update (programs.build_rl_step
-with losses.DPOConfig and Adam) runs one iteration per batch of pairs, and one
-call runs many batches, the weights and Adam's state flowing between them
-inside the program. No reward model and no sampling: each pair is a prompt
-with a chosen and a rejected completion (text), and the reference is the
-policy DPO starts from.
+"""DPOTrainer with TRL's interface, on pdg's compiled DPO update.
 
-    trainer = DPOTrainer(config, DPOConfig(beta=0.1), tokenizer, prompt_width=6,
-                         max_new_tokens=3)
-    state = trainer.start(sft_weights)
-    state, losses = trainer.run(state, [[(prompt, chosen, rejected), ...], ...])
+    from datasets import Dataset
+    from pdg.rl import DPOConfig, DPOTrainer          # was: from trl import ...
+
+    pairs = Dataset.from_list([{"prompt": "2+3=", "chosen": "5", "rejected": "6"}, ...])
+    trainer = DPOTrainer(
+        model="path/to/Qwen2.5-0.5B",                 # a Hugging Face directory
+        args=DPOConfig(output_dir="out", max_steps=100, beta=0.1),
+        train_dataset=pairs,
+    )
+    trainer.train()
+
+Each optimizer step reads per_device_train_batch_size preference pairs
+(preference_data.py tokenizes them as TRL does) and updates the policy
+once on DPO's loss against the frozen reference (the starting model, or
+ref_model). One call of the program programs.build_rl_step compiles runs
+pdg_steps_per_call steps, the weights and AdamW's state flowing from step
+to step inside it; the logs, checkpoints and resuming are GRPOTrainer's
+(run_log.py, checkpoints.py).
 """
 
 from __future__ import annotations
 
-import inspect
+import dataclasses
 import tempfile
 import time
-from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from pdg import optim
-from pdg.losses import DPOConfig
-from pdg.lowering.cache import build_artifact
-from pdg.nn import DecoderConfig
-from pdg.programs import build_rl_step
-from pdg.runtime import load
-
-from .trainer import GreedyEvaluator, TrainerState
-
-Pair = tuple[str, str, str]  # (prompt, chosen completion, rejected completion)
+from .checkpoints import latest_checkpoint, load_checkpoint, save_checkpoint, save_policy
+from .dpo_config import DPOConfig
+from .errors import TrainerConfigError
+from .grpo_trainer import TrainOutput, _default_cache, _load_model, _stop_ids
+from .preference_data import PreferenceData
+from .run_log import RunLog
+from .trl_config import steps_of
 
 
 class DPOTrainer:
     def __init__(
         self,
-        config: DecoderConfig,
-        dpo: DPOConfig,
-        tokenizer,
-        prompt_width: int,
-        max_new_tokens: int,
-        lr: float = 1e-3,
-        clip_norm: float | None = 1.0,
-        reward: Callable[[str, str], float] | None = None,
-        workdir: Path | None = None,
-        cache: Path | None = None,
+        model,
+        ref_model=None,
+        args: DPOConfig | None = None,
+        data_collator=None,
+        train_dataset=None,
+        eval_dataset=None,
+        processing_class=None,
+        compute_metrics=None,
+        callbacks=None,
+        optimizers=(None, None),
+        peft_config=None,
     ):
-        """`max_new_tokens` bounds a completion's tokens, its EOS included.
-        `reward`: only for evaluate() (greedy accuracy on held-out
-        problems); DPO itself reads no reward."""
-        if not isinstance(dpo, DPOConfig):
-            raise TypeError("DPOTrainer runs DPO: pass pdg.losses.DPOConfig")
-        self.config, self.tok = config, tokenizer
-        self.prompt_width, self.new = prompt_width, max_new_tokens
-        self.length = prompt_width + max_new_tokens  # positions of prompt + completion
-        work = Path(workdir or tempfile.mkdtemp(prefix="pdg-dpo-"))
-        self.update = build_rl_step(config, self.length, dpo, optim.Adam(lr), clip_norm)
-        built = build_artifact(self.update.program, "dpo_update", work, cache)
-        self.compile_seconds = {"dpo_update": built.seconds}
-        self.run_update = load(built.path)
-        self.greedy = None
-        if reward is not None:
-            self.greedy = GreedyEvaluator(
-                config, reward, tokenizer, prompt_width, max_new_tokens, work, cache=cache
+        """`model`: a Hugging Face model directory, a loaded
+        pdg.models.Model, or (DecoderConfig, weights) with
+        `processing_class` its tokenizer. `ref_model`: the frozen
+        reference, the same kinds (None: the starting model)."""
+        unsupported = {
+            "data_collator": data_collator,
+            "eval_dataset": eval_dataset,
+            "compute_metrics": compute_metrics,
+            "callbacks": callbacks,
+            "peft_config (LoRA)": peft_config,
+        }
+        for name, value in unsupported.items():
+            if value is not None:
+                raise TrainerConfigError(f"DPOTrainer: {name} is not supported yet")
+        if optimizers != (None, None):
+            raise TrainerConfigError(
+                "DPOTrainer: optimizers= is not supported",
+                "the optimizer is AdamW, set by DPOConfig's learning_rate, adam_*, weight_decay",
             )
-            self.compile_seconds["greedy"] = self.greedy.compile_seconds
-        self.seconds = 0.0  # the last run()'s time per iteration
+        if train_dataset is None:
+            raise TrainerConfigError(
+                "DPOTrainer needs a train_dataset with 'prompt', 'chosen' and 'rejected' columns"
+            )
+        if args is not None and not isinstance(args, DPOConfig):
+            raise TrainerConfigError(
+                f"DPOTrainer: args must be a DPOConfig, got {type(args).__name__}"
+            )
+        self.model = _load_model(model, processing_class)
+        self.args = args or DPOConfig(output_dir=f"{self.model.name}-DPO")
+        self.tokenizer = processing_class or self.model.tokenizer
+        if self.tokenizer is None:
+            raise TrainerConfigError(
+                "the model has no tokenizer", "pass processing_class=<a tokenizer>"
+            )
+        self.config = dataclasses.replace(self.model.config, dtype=self.args.pdg_dtype)
+        self.real = np.float64 if self.args.pdg_dtype == "f64" else np.float32
+        self.reference = self._reference(ref_model, processing_class)
+        eos = tuple(self.model.eos) or _stop_ids(self.tokenizer)
+        self.data = PreferenceData(
+            train_dataset, self.tokenizer, eos[0], self.args, self.config.max_positions
+        )
+        if self.data.size is not None and self.args.per_device_train_batch_size > self.data.size:
+            raise TrainerConfigError(
+                f"a step needs {self.args.per_device_train_batch_size} pairs "
+                f"(per_device_train_batch_size); the dataset has {self.data.size}"
+            )
+        self.total_steps = steps_of(self.args, self.data.size)
+        self.weights = {k: np.asarray(v, self.real) for k, v in self.model.weights.items()}
+        self.optimizer_state = None
+        self.global_step = 0
+        self._build()
 
-    def start(self, weights: dict) -> TrainerState:
-        """Training from `weights`, which are also the frozen reference."""
-        return TrainerState(dict(weights), dict(weights))
+    def _reference(self, ref_model, tokenizer) -> dict:
+        if ref_model is None:
+            return {k: np.asarray(v, self.real) for k, v in self.model.weights.items()}
+        ref = _load_model(ref_model, tokenizer)
+        if dataclasses.replace(ref.config, dtype=self.config.dtype) != self.config:
+            raise TrainerConfigError(
+                "DPOTrainer: ref_model has another architecture than model",
+                "give a reference of the same configuration (or None: the starting model)",
+            )
+        return {k: np.asarray(v, self.real) for k, v in ref.weights.items()}
 
-    def sequences(self, batches: Sequence[Sequence[Pair]]) -> dict[str, np.ndarray]:
-        """The update's tokens, targets and mask over [p, i, g, t]: pair p
-        of batch i, g = 0 its chosen and 1 its rejected completion (each
-        followed by EOS; the mask covers the completion's tokens)."""
-        count = len(batches[0]) if batches else 0
-        if count == 0 or any(len(b) != count for b in batches):
-            raise ValueError("give batches of pairs, every batch the same (nonzero) size")
-        shape = (count, len(batches), 2, self.length)
-        real = np.float64 if self.config.dtype == "f64" else np.float32
-        tokens = np.full(shape, self.tok.eos, np.int64)
-        targets = np.full(shape, self.tok.eos, np.int64)
-        mask = np.zeros(shape, real)
-        for i, batch in enumerate(batches):
-            for p, (prompt, *completions) in enumerate(batch):
-                ids = self.tok.encode(prompt)
-                if not 0 < len(ids) <= self.prompt_width:
-                    raise ValueError(
-                        f"prompt {prompt!r} has {len(ids)} tokens; "
-                        f"each needs 1 to prompt_width={self.prompt_width}"
-                    )
-                for g, text in enumerate(completions):
-                    completion = continuation_ids(self.tok, text) + [self.tok.eos]
-                    if len(completion) > self.new:
-                        raise ValueError(
-                            f"completion {text!r} of {prompt!r} has {len(completion)} tokens "
-                            f"with its EOS; max_new_tokens is {self.new}"
-                        )
-                    seq = ids + completion
-                    n = len(seq) - 1  # positions fed to the model
-                    tokens[p, i, g, :n] = seq[:-1]
-                    targets[p, i, g, :n] = seq[1:]
-                    mask[p, i, g, len(ids) - 1 : n] = 1.0
-        return {"tokens": tokens, "targets": targets, "mask": mask}
+    def _build(self) -> None:
+        from pdg.frontend.errors import ProgramError, SourceLoc, fixed_location
+        from pdg.losses import DPOAlgorithm
+        from pdg.lowering.cache import build_artifact
+        from pdg.programs import build_rl_step
+        from pdg.runtime import load
 
-    def run(
-        self, state: TrainerState, batches: Sequence[Sequence[Pair]]
-    ) -> tuple[TrainerState, np.ndarray]:
-        """len(batches) DPO updates in one call of the compiled update,
-        update k on the pairs batches[k]. Returns the new state and the loss
-        of each update (at the weights before it)."""
-        inputs = self.update.training.initial_inputs(
-            state.weights, state.optimizer, start_step=state.step
+        a = self.args
+        algorithm = DPOAlgorithm(beta=a.beta, loss_type=a.loss, label_smoothing=a.label_smoothing)
+        try:
+            with fixed_location(SourceLoc("pdg.rl.DPOTrainer", 0)):
+                self.program = build_rl_step(
+                    self.config,
+                    self.data.positions,
+                    algorithm,
+                    a.optimizer(self.total_steps),
+                    clip_norm=a.max_grad_norm or None,
+                )
+        except ProgramError as e:
+            raise TrainerConfigError(f"DPOTrainer: {e.message}", e.hint) from None
+        cache = Path(a.pdg_cache) if a.pdg_cache else _default_cache()
+        RunLog.message(f"pdg: DPO program: compiled once, then loaded from {cache}...")
+        work = Path(tempfile.mkdtemp(prefix="pdg-dpo-trainer-"))
+        built = build_artifact(self.program.program, "dpo_trainer", work, cache)
+        RunLog.message(
+            "pdg: DPO program "
+            + ("loaded from the cache" if built.cached else f"compiled in {built.seconds:.1f} s")
+        )
+        self.run_program = load(built.path)
+
+    def train(self, resume_from_checkpoint=None) -> TrainOutput:
+        """Trains for the config's steps; `resume_from_checkpoint`: a
+        checkpoint directory, or True for output_dir's latest."""
+        a = self.args
+        if resume_from_checkpoint:
+            where = (
+                latest_checkpoint(a.output_dir)
+                if resume_from_checkpoint is True
+                else Path(resume_from_checkpoint)
+            )
+            saved = load_checkpoint(where, self.real)
+            if saved.seed != a.seed:
+                raise TrainerConfigError(
+                    f"{where} was saved by a run with seed {saved.seed}, this one has {a.seed}",
+                    "resume with the same DPOConfig",
+                )
+            self.weights, self.optimizer_state = saved.weights, saved.optimizer
+            self.global_step = saved.step
+        log = RunLog(a, self.total_steps, self.global_step, "DPO", ("loss", "rewards/margins"))
+        losses = []
+        try:
+            while self.global_step < self.total_steps:
+                losses += self._call(log)
+        finally:
+            log.close()
+        mean_loss = float(np.mean(losses)) if losses else float("nan")
+        return TrainOutput(self.global_step, mean_loss, {"train_loss": mean_loss})
+
+    def _call(self, log: RunLog) -> list[float]:
+        """One call of the program: up to pdg_steps_per_call steps, ending
+        at the next checkpoint or the last step."""
+        a, start = self.args, self.global_step
+        count = min(
+            a.pdg_steps_per_call, self.total_steps - start, a.save_steps - start % a.save_steps
+        )
+        steps = list(range(start, start + count))
+        per_step = a.per_device_train_batch_size
+        rows = self.data.read(steps, per_step)
+        epochs = [self.data.epoch_at(s, per_step) for s in steps]
+        inputs = self.program.training.initial_inputs(
+            self.weights, self.optimizer_state, start_step=start
         )
         inputs.update(
-            self.update.reference.inputs_from({f"ref.{k}": v for k, v in state.reference.items()})
+            self.program.reference.inputs_from({f"ref.{k}": v for k, v in self.reference.items()})
         )
-        inputs.update(self.sequences(batches))
-        symbols = {"P": len(batches[0]), "I": len(batches)}
-        start = time.perf_counter()
-        out = self.run_update.run(inputs, symbols).outputs
-        self.seconds = (time.perf_counter() - start) / len(batches)
-        weights, optimizer = self.update.training.final_state(out)
-        step = state.step + len(batches)
-        return TrainerState(weights, state.reference, optimizer, step), np.asarray(out["loss"])
+        inputs.update(self.data.sequences(rows, self.real))
+        began = time.perf_counter()
+        out = self.run_program.run(inputs, {"P": per_step, "I": count}).outputs
+        seconds = (time.perf_counter() - began) / count
+        self.weights, self.optimizer_state = self.program.training.final_state(out)
+        loss, norm = np.asarray(out["loss"]), np.asarray(out["grad_norm"])
+        logps, ref_logps = np.asarray(out["logps"]), np.asarray(out["ref_logps"])
+        for k, step in enumerate(steps):
+            metrics = dpo_metrics(a.beta, logps[:, k], ref_logps[:, k])
+            metrics = {"loss": float(loss[k]), "grad_norm": float(norm[k]), **metrics}
+            metrics.update(
+                {
+                    "learning_rate": a.learning_rate_at(step + 1, self.total_steps),
+                    "epoch": epochs[k],
+                    "step_seconds": seconds,
+                }
+            )
+            log.step(step, metrics, [])
+        self.global_step = start + count
+        if self.global_step % a.save_steps == 0 or self.global_step == self.total_steps:
+            self._save_checkpoint()
+        return [float(x) for x in loss]
 
-    def evaluate(self, weights, problems: list[tuple[str, str]]) -> float:
-        """Greedy accuracy (mean reward) on (prompt, answer) problems."""
-        if self.greedy is None:
-            raise ValueError("evaluate() needs the trainer built with a reward")
-        return self.greedy.evaluate(weights, problems)
+    def _save_checkpoint(self) -> Path:
+        return save_checkpoint(
+            self.args.output_dir,
+            self.global_step,
+            self.weights,
+            self.optimizer_state,
+            self.model.source,
+            self.args.seed,
+        )
+
+    def save_model(self, output_dir=None) -> Path:
+        """The policy as a Hugging Face directory (default output_dir)."""
+        return save_policy(output_dir or self.args.output_dir, self.weights, self.model.source)
 
 
-def continuation_ids(tokenizer, text: str) -> list[int]:
-    """The ids of a text that follows a prompt: without the special tokens
-    a model's tokenizer puts at the start of a text (Llama's BOS)."""
-    if "add_special_tokens" in inspect.signature(tokenizer.encode).parameters:
-        return list(tokenizer.encode(text, add_special_tokens=False))
-    return list(tokenizer.encode(text))
+def dpo_metrics(beta: float, logps: np.ndarray, ref_logps: np.ndarray) -> dict[str, float]:
+    """TRL's DPO metrics of a batch, from each pair's summed log-probs
+    (pairs, 2: chosen, rejected) under the policy and the reference."""
+    rewards = beta * (np.asarray(logps, np.float64) - ref_logps)
+    chosen, rejected = rewards[:, 0], rewards[:, 1]
+    return {
+        "rewards/chosen": float(chosen.mean()),
+        "rewards/rejected": float(rejected.mean()),
+        "rewards/accuracies": float((chosen > rejected).mean()),
+        "rewards/margins": float((chosen - rejected).mean()),
+        "logps/chosen": float(np.mean(logps[:, 0])),
+        "logps/rejected": float(np.mean(logps[:, 1])),
+    }

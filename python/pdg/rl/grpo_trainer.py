@@ -27,16 +27,17 @@ the logs and checkpoints.
 from __future__ import annotations
 
 import dataclasses
-import tempfile
 import time
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from .checkpoints import latest_checkpoint, load_checkpoint, save_checkpoint
+from .checkpoints import latest_checkpoint, load_checkpoint, save_checkpoint, save_policy
 from .data import PromptData
 from .errors import TrainerConfigError
+from .grpo_programs import compile_grpo, run_grpo
+from .metrics import sample_metrics
 from .rewards import RewardFunctions
 from .run_log import RunLog
 from .trl_config import GRPOConfig, steps_of
@@ -70,7 +71,6 @@ class GRPOTrainer:
         reference is the base model, and checkpoints and save_model() hold
         the merged model (see pdg.nn.lora)."""
         unsupported = {
-            "eval_dataset": eval_dataset,
             "reward_processing_classes": reward_processing_classes,
             "callbacks": callbacks,
         }
@@ -96,9 +96,13 @@ class GRPOTrainer:
         self.reference = {k: np.asarray(v, real) for k, v in self.model.weights.items()}
         self.lora = _lora_spec(peft_config, self.model) if peft_config is not None else None
         self.data = PromptData(
-            train_dataset, self.tokenizer, self.args.shuffle_dataset, self.args.seed
+            train_dataset,
+            self.tokenizer,
+            self.args.shuffle_dataset,
+            self.args.seed,
+            width=_stream_prompt_width(self.args, self.config),
         )
-        if self.args.prompts_per_step > len(self.data):
+        if self.data.size is not None and self.args.prompts_per_step > self.data.size:
             raise TrainerConfigError(
                 f"a step needs {self.args.prompts_per_step} prompts "
                 f"(per_device_train_batch_size / num_generations); the dataset has {len(self.data)}"
@@ -107,7 +111,17 @@ class GRPOTrainer:
         self.rewards = RewardFunctions(
             reward_funcs, self.args.reward_weights, self.data, self.tokenizer, self.eos
         )
-        self.total_steps = steps_of(self.args, len(self.data))
+        self.total_steps = steps_of(self.args, self.data.size)
+        self.evaluator = None
+        if eval_dataset is not None and self.args.evaluation_interval:
+            from .evaluation import Evaluator
+
+            self.evaluator = Evaluator(self, eval_dataset, reward_funcs)
+        elif self.args.evaluation_interval:
+            raise TrainerConfigError(
+                f"eval_strategy='{self.args.eval_strategy}' needs an eval_dataset",
+                "pass eval_dataset=..., or eval_strategy='no'",
+            )
         self.weights = dict(self.reference)
         if self.lora is not None:
             from pdg.nn.lora import init_adapters
@@ -119,57 +133,26 @@ class GRPOTrainer:
         self._build()
 
     def _build(self) -> None:
-        from pdg import optim
-        from pdg.frontend.errors import ProgramError, SourceLoc, fixed_location
-        from pdg.losses import GRPOAlgorithm
-        from pdg.lowering.cache import build_artifact
-        from pdg.programs import build_grpo
-        from pdg.runtime import load
-
         a = self.args
-        algorithm = GRPOAlgorithm(
-            group=a.num_generations, clip=a.epsilon, beta=a.beta, temperature=a.temperature
-        )
-        optimizer = optim.AdamW(
-            a.optimizer_schedule(self.total_steps),
-            betas=(a.adam_beta1, a.adam_beta2),
-            eps=a.adam_epsilon,
-            weight_decay=a.weight_decay,
-        )
+        algorithm, loss_type = self._algorithm()
+        optimizer = a.optimizer(self.total_steps)
         microbatch = a.pdg_microbatch or max(m for m in range(1, 5) if a.prompts_per_step % m == 0)
-        try:
-            with fixed_location(SourceLoc("pdg.rl.GRPOTrainer", 0)):
-                self.program = build_grpo(
-                    self.config,
-                    algorithm,
-                    self.rewards,
-                    eos=self.eos,
-                    prompt_width=self.data.prompt_width,
-                    max_new_tokens=a.max_completion_length,
-                    optimizer=optimizer,
-                    clip_norm=a.max_grad_norm or None,
-                    microbatch=microbatch,
-                    loss_type=a.loss_type,
-                    keyed_reward=True,
-                    lora=self.lora,
-                    scale_rewards=a.reward_scale,
-                )
-        except ProgramError as e:
-            raise TrainerConfigError(
-                f"GRPOTrainer: {e.message}",
-                e.hint
-                or f"the longest prompt has {self.data.prompt_width} tokens and completions up "
-                f"to max_completion_length={a.max_completion_length}",
-            ) from None
         cache = Path(a.pdg_cache) if a.pdg_cache else _default_cache()
         RunLog.message(f"pdg: GRPO program: compiled once, then loaded from {cache}...")
-        work = Path(tempfile.mkdtemp(prefix="pdg-grpo-trainer-"))
-        built = build_artifact(self.program.program, "grpo_trainer", work, cache)
-        RunLog.message(
-            "pdg: GRPO program "
-            + ("loaded from the cache" if built.cached else f"compiled in {built.seconds:.1f} s")
+        self.program, self.run_program = compile_grpo(
+            self,
+            algorithm,
+            loss_type,
+            self.rewards,
+            self.data,
+            "training",
+            cache,
+            optimizer=optimizer,
+            clip_norm=a.max_grad_norm or None,
+            microbatch=microbatch,
         )
-        self.run_program = load(built.path)
+        if self.evaluator is not None:
+            self.evaluator.build(self, algorithm, loss_type, cache)
         RunLog.message(self._parameter_summary())
 
     def _parameter_summary(self) -> str:
@@ -181,6 +164,16 @@ class GRPOTrainer:
             f"pdg: trainable params: {count:,} || all params: {total:,} || "
             f"trainable%: {100 * count / total:.4f}"
         )
+
+    def _algorithm(self):
+        """(the algorithm build_grpo compiles, its loss_type)."""
+        from pdg.losses import GRPOAlgorithm
+
+        a = self.args
+        algorithm = GRPOAlgorithm(
+            group=a.num_generations, clip=a.epsilon, beta=a.beta, temperature=a.temperature
+        )
+        return algorithm, a.loss_type
 
     def train(self, resume_from_checkpoint=None) -> TrainOutput:
         """Trains for the config's steps; `resume_from_checkpoint`: a
@@ -213,11 +206,18 @@ class GRPOTrainer:
             self.optimizer_state = saved.optimizer
             self.global_step = saved.step
         self.rewards.state.max_steps = self.total_steps
-        log = RunLog(a, self.total_steps, self.global_step)
+        log = RunLog(
+            a, self.total_steps, self.global_step, type(self).__name__.removesuffix("Trainer")
+        )
         losses = []
+        interval = a.evaluation_interval if self.evaluator is not None else None
         try:
+            if interval and a.eval_on_start and self.global_step == 0:
+                self._evaluate(log)
             while self.global_step < self.total_steps:
                 losses += self._call(log)
+                if interval and self.global_step % interval == 0:
+                    self._evaluate(log)
         finally:
             log.close()
         mean_loss = float(np.mean(losses)) if losses else float("nan")
@@ -226,14 +226,14 @@ class GRPOTrainer:
     def _call(self, log: RunLog) -> list[float]:
         """One call of the program: up to pdg_steps_per_call steps, ending
         at the next checkpoint or the last step."""
-        from pdg.runtime.cpu import UdfError
-
         a, start = self.args, self.global_step
         count = min(
             a.pdg_steps_per_call, self.total_steps - start, a.save_steps - start % a.save_steps
         )
+        if self.evaluator is not None:  # a call ends where an evaluation falls
+            count = min(count, a.evaluation_interval - start % a.evaluation_interval)
         steps = list(range(start, start + count))
-        rows = [self.data.indices(s, a.prompts_per_step) for s in steps]
+        rows = self.data.read(steps, a.prompts_per_step)
         keys = self.rewards.plan(steps, rows)
         prompts = [[self.data.ids[r] for r in batch] for batch in rows]
         inputs = self.program.inputs(
@@ -247,58 +247,51 @@ class GRPOTrainer:
         )
         self.rewards.state.global_step = start
         began = time.perf_counter()
-        try:
-            out = self.run_program.run(
-                inputs, self.program.symbols(inputs), udfs=self.program.udfs
-            ).outputs
-        except UdfError as e:
-            if isinstance(e.__cause__, TrainerConfigError):
-                raise e.__cause__ from None
-            raise
+        out = run_grpo(self.program, self.run_program, inputs)
         seconds = (time.perf_counter() - began) / count
         trained, self.optimizer_state = self.program.training.final_state(out)
-        self.weights = {**self.weights, **trained}
-        losses, kls = np.asarray(out["loss"]), np.asarray(out["kl"])
+        self.weights = {**self.weights, **trained}  # with LoRA, the adapters only
+        # Per step: the loss, the KL, the entropy and the gradients' norm
+        # (before clipping), as the program computed them.
+        computed = {k: np.asarray(out[k]) for k in ("loss", "kl", "entropy", "grad_norm")}
         for k, step in enumerate(steps):
             samples = self.rewards.take(step)
-            metrics = self._metrics(step, samples, float(losses[k]), float(kls[k]), seconds)
+            values = {name: float(v[k]) for name, v in computed.items()}
+            metrics = self._metrics(step, samples, values, seconds)
             log.step(step, metrics, samples)
         self.global_step = start + count
         if self.global_step % a.save_steps == 0 or self.global_step == self.total_steps:
             self._save_checkpoint()
-        return [float(x) for x in losses]
+        return [float(x) for x in computed["loss"]]
 
-    def _metrics(self, step: int, samples, loss: float, kl: float, seconds: float) -> dict:
-        """TRL's metrics of one step (see the module docs/rl.md)."""
+    def evaluate(self) -> dict:
+        """TRL's metrics of the policy on eval_dataset, "eval_" in front."""
+        if self.evaluator is None:
+            raise TrainerConfigError(
+                "evaluate() needs an eval_dataset and an eval_strategy other than 'no'"
+            )
+        reference = self.reference if self.lora is None else None
+        metrics, _ = self.evaluator.evaluate(self.weights, reference, self.global_step)
+        return {f"eval_{k}": v for k, v in metrics.items()}
+
+    def _evaluate(self, log: RunLog) -> None:
+        reference = self.reference if self.lora is None else None
+        metrics, samples = self.evaluator.evaluate(self.weights, reference, self.global_step)
+        log.evaluation(self.global_step, metrics, samples)
+
+    def _metrics(self, step: int, samples, computed: dict, seconds: float) -> dict:
+        """TRL's metrics of one step (see docs/rl.md); `computed`: the
+        program's loss, kl, entropy and grad_norm of the step."""
         a = self.args
-        rewards = np.array([s.reward for s in samples])
-        by_prompt: dict[int, list[float]] = {}
-        for s in samples:
-            by_prompt.setdefault(s.key, []).append(s.reward)
-        stds = [np.std(v, ddof=1) for v in by_prompt.values()]
-        lengths = np.array([s.length for s in samples], np.float64)
-        clipped = np.array([s.clipped for s in samples])
-        ended = lengths[~clipped]
         out = {
-            "loss": loss,
-            "reward": float(rewards.mean()),
-            "reward_std": float(np.mean(stds)),
-            "frac_reward_zero_std": float(np.mean([sd == 0 for sd in stds])),
+            "loss": computed["loss"],
+            "grad_norm": computed["grad_norm"],
+            **sample_metrics(samples, self.rewards.names),
+            "kl": computed["kl"],
+            "entropy": computed["entropy"],
         }
-        per_function = np.array([s.rewards for s in samples])
-        for j, name in enumerate(self.rewards.names):
-            column = per_function[:, j]
-            known = column[~np.isnan(column)]
-            out[f"rewards/{name}/mean"] = float(known.mean()) if known.size else float("nan")
-            out[f"rewards/{name}/std"] = float(known.std(ddof=1)) if known.size > 1 else 0.0
         out.update(
             {
-                "kl": kl,
-                "completions/mean_length": float(lengths.mean()),
-                "completions/min_length": float(lengths.min()),
-                "completions/max_length": float(lengths.max()),
-                "completions/clipped_ratio": float(clipped.mean()),
-                "completions/mean_terminated_length": float(ended.mean()) if ended.size else 0.0,
                 # One update per batch: the ratio to the sampling policy is
                 # exactly 1, so nothing is clipped (as TRL with num_iterations=1).
                 "clip_ratio/low_mean": 0.0,
@@ -307,7 +300,7 @@ class GRPOTrainer:
                 # As transformers logs it: after the scheduler's step, the
                 # rate of the next step.
                 "learning_rate": a.learning_rate_at(step + 1, self.total_steps),
-                "epoch": (step + 1) * a.prompts_per_step / len(self.data),
+                "epoch": self.data.epoch_at(step, a.prompts_per_step),
                 "step_seconds": seconds,
             }
         )
@@ -326,7 +319,20 @@ class GRPOTrainer:
             self.args.seed,
             exact=adapters,
             lora=_describe_lora(self.lora),
+            write_more=self._save_adapter,
         )
+
+    def _save_adapter(self, directory: Path) -> None:
+        """With LoRA, the adapters in PEFT's format under directory/adapter
+        (a directory of its own: beside model.safetensors, transformers
+        would take adapter_config.json for the model)."""
+        from pdg.models.lora import peft_expressible, save_adapter
+
+        p = self.model
+        if self.lora is None or not peft_expressible(self.lora, p.config, p.layout):
+            return
+        base = str(p.source.directory.resolve()) if hasattr(p.source, "directory") else ""
+        save_adapter(directory / "adapter", self.lora, self.weights, p.config, p.layout, base)
 
     def merged_weights(self) -> dict:
         """The policy's weights by path, with LoRA's adapters folded in."""
@@ -339,18 +345,14 @@ class GRPOTrainer:
     def save_model(self, output_dir=None) -> Path:
         """The policy as a Hugging Face directory (default output_dir):
         config.json, model.safetensors and the tokenizer's files (with
-        LoRA, the adapters merged into the base weights)."""
-        from pdg import models
-
-        target = Path(output_dir or self.args.output_dir)
-        target.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".model-", dir=target))
-        models.save(staging / "model", self.merged_weights(), self.model.source)
-        for f in (staging / "model").iterdir():
-            f.replace(target / f.name)
-        (staging / "model").rmdir()
-        staging.rmdir()
-        return target
+        LoRA, the adapters merged into the base weights, and in PEFT's
+        format in adapter/)."""
+        return save_policy(
+            output_dir or self.args.output_dir,
+            self.merged_weights(),
+            self.model.source,
+            write_more=self._save_adapter,
+        )
 
 
 @dataclasses.dataclass
@@ -396,6 +398,22 @@ def _load_model(model, tokenizer) -> _Policy:
         f"model must be a Hugging Face directory, a pdg.models.Model or (DecoderConfig, "
         f"weights), got {type(model).__name__}"
     )
+
+
+def _stream_prompt_width(args, config) -> int:
+    """The longest prompt of a streamed dataset (compiled before its
+    prompts are read): pdg_prompt_width, or what the model's context
+    leaves after max_completion_length."""
+    if args.pdg_prompt_width is not None:
+        return args.pdg_prompt_width
+    room = config.max_positions - args.max_completion_length + 1
+    if room < 1:
+        raise TrainerConfigError(
+            f"max_completion_length={args.max_completion_length} fills the model's context "
+            f"({config.max_positions} positions)",
+            "lower max_completion_length",
+        )
+    return room
 
 
 def _lora_spec(peft_config, policy: _Policy):

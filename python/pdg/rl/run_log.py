@@ -21,7 +21,17 @@ from .errors import TrainerConfigError
 
 
 class RunLog:
-    def __init__(self, config, total_steps: int, start_step: int):
+    """`name`: the progress bar's label; `shown`: the metrics it shows."""
+
+    def __init__(
+        self,
+        config,
+        total_steps: int,
+        start_step: int,
+        name: str = "GRPO",
+        shown: tuple[str, ...] = ("reward", "kl"),
+    ):
+        self.shown = shown
         self.config, self.total = config, total_steps
         self.out = Path(config.output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
@@ -37,7 +47,7 @@ class RunLog:
                 ) from None
             self.writer = SummaryWriter(str(config.logging_dir or self.out / "runs"))
         self.wandb = _wandb_run(config, self.out) if "wandb" in config.report_targets() else None
-        self.bar = _progress(total_steps, start_step, config.disable_tqdm)
+        self.bar = _progress(total_steps, start_step, config.disable_tqdm, name)
 
     def step(self, step: int, metrics: dict[str, float], samples) -> None:
         """Step `step` (from 0) is done with `metrics` and its samples."""
@@ -49,8 +59,29 @@ class RunLog:
         if done % self.config.logging_steps == 0 or done == self.total:
             self._flush(done, samples)
         if self.bar is not None:
-            self.bar.set_postfix(reward=f"{metrics['reward']:.3f}", kl=f"{metrics['kl']:.4f}")
+            self.bar.set_postfix({k: f"{metrics[k]:.4g}" for k in self.shown if k in metrics})
             self.bar.update(1)
+
+    def evaluation(self, step: int, metrics: dict[str, float], samples) -> None:
+        """An evaluation after `step` steps: log.jsonl gets a line of
+        "eval_<name>" values, TensorBoard and wandb "eval/<name>" (as
+        transformers writes evaluation metrics); with log_completions its
+        samples go to completions.jsonl, marked "eval"."""
+        with open(self.out / "log.jsonl", "a") as f:
+            line = {"step": step, **{f"eval_{k}": v for k, v in metrics.items()}}
+            f.write(json.dumps(line) + "\n")
+        if self.writer is not None:
+            for name, value in metrics.items():
+                self.writer.add_scalar(f"eval/{name}", value, step)
+            self.writer.flush()
+        if self.wandb is not None:
+            self.wandb.log({f"eval/{name}": value for name, value in metrics.items()}, step=step)
+        if getattr(self.config, "log_completions", False) and samples:
+            with open(self.out / "completions.jsonl", "a") as f:
+                for s in samples:
+                    line = {"step": step, "eval": True, "prompt": s.prompt}
+                    f.write(json.dumps({**line, "completion": s.completion, "reward": s.reward}))
+                    f.write("\n")
 
     def _flush(self, done: int, samples) -> None:
         means = {k: sum(v) / len(v) for k, v in self.window.items()}
@@ -60,7 +91,7 @@ class RunLog:
                 self.writer.add_scalar(f"train/{name}", value, done)
         if self.wandb is not None:
             self.wandb.log({f"train/{name}": value for name, value in means.items()}, step=done)
-        if self.config.log_completions and samples:
+        if getattr(self.config, "log_completions", False) and samples:
             count = self.config.num_completions_to_print or len(samples)
             shown = samples[:count]
             with open(self.out / "completions.jsonl", "a") as f:
@@ -91,7 +122,7 @@ class RunLog:
         print(text, file=sys.stderr, flush=True)
 
 
-def _progress(total: int, start: int, disabled: bool):
+def _progress(total: int, start: int, disabled: bool, name: str):
     if disabled:
         return None
     try:
@@ -100,7 +131,7 @@ def _progress(total: int, start: int, disabled: bool):
         raise TrainerConfigError(
             "the progress bar needs tqdm", "pip install 'pdg[train]' (or disable_tqdm=True)"
         ) from None
-    return tqdm(total=total, initial=start, desc="GRPO", unit="step", dynamic_ncols=True)
+    return tqdm(total=total, initial=start, desc=name, unit="step", dynamic_ncols=True)
 
 
 def _wandb_run(config, out: Path):

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from pdg import optim
-from pdg.losses import GRPOAlgorithm, RLOOConfig
+from pdg.losses import GRPOAlgorithm, RLOOAlgorithm
 from pdg.lowering.cache import build_artifact
 from pdg.nn import DecoderConfig
 from pdg.programs import build_decode, build_rl_step
@@ -54,7 +54,7 @@ class SampledGRPOTrainer:
     def __init__(
         self,
         config: DecoderConfig,
-        grpo: GRPOAlgorithm | RLOOConfig,
+        grpo: GRPOAlgorithm | RLOOAlgorithm,
         reward: Callable[[str, str], float],
         tokenizer,
         prompt_width: int,
@@ -72,10 +72,10 @@ class SampledGRPOTrainer:
         sequence). Faster for small models over many sequences; see
         bench/grpo.py --vectorize for both at a given shape. `cache`: a
         directory of compiled artifacts (pdg.lowering.cache)."""
-        if not isinstance(grpo, (GRPOAlgorithm, RLOOConfig)):
+        if not isinstance(grpo, (GRPOAlgorithm, RLOOAlgorithm)):
             raise TypeError(
                 "the trainer runs GRPO or RLOO: pass pdg.losses.GRPOAlgorithm or "
-                "pdg.losses.RLOOConfig"
+                "pdg.losses.RLOOAlgorithm"
             )
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
         self.prompt_width = prompt_width

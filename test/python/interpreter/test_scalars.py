@@ -206,6 +206,18 @@ def test_math_functions():
     assert out.dtype == np.float32
 
 
+def test_math_fpowi():
+    """A float to an integer power, negative bases and exponents included."""
+    body = """
+    %res = math.fpowi %x, %n : tensor<5xf32>, tensor<5xi32>"""
+    x = np.array([-2.0, -0.5, 1.5, 3.0, 0.25], np.float32)
+    n = np.array([3, 2, -2, 0, 5], np.int32)
+    t = "tensor<5xf32>"
+    out = run_body(body, {"x": (t, x), "n": ("tensor<5xi32>", n)}, t)
+    np.testing.assert_allclose(out, [-8.0, 0.25, 1 / 2.25, 1.0, 0.25**5], rtol=1e-6)
+    assert out.dtype == np.float32
+
+
 def test_tensor_ops():
     body = """
     %c1 = arith.constant 1 : index

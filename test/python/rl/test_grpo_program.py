@@ -14,6 +14,7 @@ beside it step by step, stores along t that hold the steps that ran, and
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -21,6 +22,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import pdg.frontend as pf  # noqa: E402
 from autodiff.decoder import worst_error  # noqa: E402
 from frontend.torch_reference import TorchGPT  # noqa: E402
 from pdg import losses, optim, rl  # noqa: E402
@@ -53,7 +55,7 @@ def build(dtype: str, optimizer=None, layout="group", d_model=8, microbatch=1, *
     config = GPTConfig(TOK.vocab, d_model, 1, 2, None, WIDTH + NEW, dtype=dtype)
     return build_grpo(
         config,
-        GRPO,
+        options.pop("algorithm", GRPO),
         options.pop("reward", parity_reward),
         eos=TOK.eos,
         prompt_width=WIDTH,
@@ -79,14 +81,19 @@ def prompts(iterations: int, count: int, seed: int = 0, cut: bool = False):
     return batches
 
 
-def torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type="grpo", scale="group"):
+def torch_grpo(
+    weights, ref_weights, batch, tokens, rewards, loss_type="grpo", temperature=1.0, scale="group"
+):
     """GRPO's loss and gradients on the sampled completions, from its
-    definition: teacher-forced log-probs, ratio to the sampling policy (the
-    policy itself: 1), clipped surrogate, k3 KL, per-sequence mean over the
-    completion tokens, mean over the batch (loss_type "grpo"; TRL's "dapo":
-    the mean over all completion tokens; "dr_grpo": token sums over
-    max_new_tokens, then the mean). `scale`: TRL's scale_rewards, the
-    advantages' divisor: the group's reward std, the batch's, or none)."""
+    definition: teacher-forced log-probs (of the logits over the sampling
+    temperature), ratio to the sampling policy (the policy itself: 1),
+    clipped surrogate, k3 KL, per-sequence mean over the completion tokens,
+    mean over the batch (loss_type "grpo"; TRL's "dapo": the mean over all
+    completion tokens; "dr_grpo": token sums over max_new_tokens, then the
+    mean). `scale`: TRL's scale_rewards, the advantages' divisor: the
+    group's reward std, the batch's, or none. Also TRL's logged entropy:
+    the sampling distribution's entropy at each completion token, the mean
+    over the batch's tokens."""
     model, ref = TorchGPT(weights, 1, 2), TorchGPT(ref_weights, 1, 2)
     for w in model.w.values():
         w.requires_grad_(True)
@@ -96,15 +103,19 @@ def torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type="grpo", s
         adv = adv / (r.std(1, keepdim=True) + GRPO.eps)
     elif scale == "batch":
         adv = adv / (r.std() + GRPO.eps)
-    losses, sums, counts = [], [], []
+    losses, sums, counts, entropies = [], [], [], []
     for p, prompt in enumerate(batch):
         for g in range(GRPO.group):
             chosen = [int(x) for x in tokens[p][g]]
             fed = (prompt + chosen[len(prompt) - 1 :])[: len(chosen)]
             target = torch.tensor(chosen)[:, None]
-            logp = torch.log_softmax(model.logits(fed, "full", 0), -1).gather(1, target)[:, 0]
+            scores = model.logits(fed, "full", 0) / temperature
+            logp = torch.log_softmax(scores, -1).gather(1, target)[:, 0]
             with torch.no_grad():
-                ref_logp = torch.log_softmax(ref.logits(fed, "full", 0), -1).gather(1, target)[:, 0]
+                probs = torch.distributions.Categorical(logits=scores)
+                entropies.append(probs.entropy())
+                ref_scores = ref.logits(fed, "full", 0) / temperature
+                ref_logp = torch.log_softmax(ref_scores, -1).gather(1, target)[:, 0]
             ratio = torch.exp(logp - logp.detach())
             clipped = torch.clamp(ratio, 1 - GRPO.clip, 1 + GRPO.clip)
             a = adv[p, g]
@@ -115,6 +126,7 @@ def torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type="grpo", s
             losses.append((per_token * mask).sum() / mask.sum().clamp(min=1))
             sums.append((per_token * mask).sum())
             counts.append(mask.sum())
+            entropies[-1] = (entropies[-1] * mask).sum()
     if loss_type == "grpo":
         loss = torch.stack(losses).mean()
     elif loss_type == "dapo":
@@ -122,24 +134,31 @@ def torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type="grpo", s
     else:
         loss = torch.stack(sums).sum() / (len(sums) * NEW)
     loss.backward()
-    return float(loss.detach()), {k: w.grad.numpy() for k, w in model.w.items()}
+    entropy = float(torch.stack(entropies).sum() / torch.stack(counts).sum())
+    return float(loss.detach()), {k: w.grad.numpy() for k, w in model.w.items()}, entropy
 
 
 @pytest.mark.parametrize(
-    "layout, microbatch, loss_type, scale",
+    "layout, microbatch, loss_type, temperature, scale",
     [
-        ("group", 1, "grpo", "group"),
-        ("group", 2, "grpo", "group"),
-        ("completion", 1, "grpo", "group"),
-        ("group", 2, "dapo", "group"),
-        ("completion", 1, "dr_grpo", "none"),
-        ("group", 2, "grpo", "batch"),
-        ("completion", 1, "dapo", "batch"),
+        ("group", 1, "grpo", 1.0, "group"),
+        ("group", 2, "grpo", 0.7, "group"),
+        ("completion", 1, "grpo", 1.0, "group"),
+        ("group", 2, "dapo", 1.0, "group"),
+        ("completion", 1, "dr_grpo", 1.5, "none"),
+        ("group", 2, "grpo", 1.0, "batch"),
+        ("completion", 1, "dapo", 0.7, "batch"),
     ],
 )
-def test_one_iteration_matches_pytorch(layout, microbatch, loss_type, scale):
+def test_one_iteration_matches_pytorch(layout, microbatch, loss_type, temperature, scale):
+    algorithm = dataclasses.replace(GRPO, temperature=temperature)
     program = build(
-        "f64", layout=layout, microbatch=microbatch, loss_type=loss_type, scale_rewards=scale
+        "f64",
+        layout=layout,
+        microbatch=microbatch,
+        loss_type=loss_type,
+        algorithm=algorithm,
+        scale_rewards=scale,
     )
     weights = program.policy.init_weights(seed=1, scale=0.5)
     ref_weights = {
@@ -169,10 +188,127 @@ def test_one_iteration_matches_pytorch(layout, microbatch, loss_type, scale):
     # Some completion ended before the longest of its group (in the group
     # layout, a row masked out for the group's last steps).
     assert (length < length.max(1, keepdims=True)).any()
-    loss, grads = torch_grpo(weights, ref_weights, batch, tokens, rewards, loss_type, scale)
+    loss, grads, entropy = torch_grpo(
+        weights, ref_weights, batch, tokens, rewards, loss_type, temperature, scale
+    )
     assert abs(float(out["loss"]) - loss) <= 1e-10
     assert float(out["kl"]) > 0  # the reference differs
     assert worst_error(out, grads, 1e-6) <= 1e-6
+    assert 0 < entropy < np.log(TOK.vocab)
+    assert abs(float(out["entropy"]) - entropy) <= 1e-10
+
+
+RLOO = losses.RLOOAlgorithm(group=4, beta=0.3)
+
+
+def torch_rloo(weights, ref_weights, batch, tokens, rewards):
+    """TRL's RLOO loss and gradients on the sampled completions, from its
+    definition (trl/trainer/rloo_trainer.py): the reward less beta times
+    the completion's summed log-ratio to the reference (the sampling
+    policy's, no gradient), the leave-one-out baseline (the mean of the
+    group's other shaped rewards), the loss -A * exp(S - S_old) on the
+    summed log-probs S, the mean over completions; and the logged KL, the
+    mean log-ratio over the batch's completion tokens."""
+    model, ref = TorchGPT(weights, 1, 2), TorchGPT(ref_weights, 1, 2)
+    for w in model.w.values():
+        w.requires_grad_(True)
+    sums, ref_sums, counts = [], [], []
+    for p, prompt in enumerate(batch):
+        for g in range(RLOO.group):
+            chosen = [int(x) for x in tokens[p][g]]
+            fed = (prompt + chosen[len(prompt) - 1 :])[: len(chosen)]
+            target = torch.tensor(chosen)[:, None]
+            mask = (torch.arange(len(chosen)) >= len(prompt) - 1).double()
+            logp = torch.log_softmax(model.logits(fed, "full", 0), -1).gather(1, target)[:, 0]
+            with torch.no_grad():
+                ref_logp = torch.log_softmax(ref.logits(fed, "full", 0), -1).gather(1, target)[:, 0]
+            sums.append((logp * mask).sum())
+            ref_sums.append((ref_logp * mask).sum())
+            counts.append(mask.sum())
+    seq = torch.stack(sums).view(len(batch), RLOO.group)
+    ref_seq = torch.stack(ref_sums).view(len(batch), RLOO.group)
+    shaped = torch.tensor(rewards) - RLOO.beta * (seq.detach() - ref_seq)
+    baseline = (shaped.sum(1, keepdim=True) - shaped) / (RLOO.group - 1)
+    advantage = shaped - baseline
+    loss = (-advantage * torch.exp(seq - seq.detach())).mean()
+    loss.backward()
+    kl = float((seq.detach() - ref_seq).sum() / torch.stack(counts).sum())
+    return float(loss.detach()), {k: w.grad.numpy() for k, w in model.w.items()}, kl
+
+
+@ARRANGEMENTS
+def test_rloo_matches_trl_rloo_in_pytorch(layout, microbatch):
+    """build_grpo with losses.RLOOAlgorithm: TRL's RLOO (its advantage,
+    KL penalty, loss and logged KL) on the program's own samples."""
+    program = build("f64", layout=layout, microbatch=microbatch, algorithm=RLOO)
+    weights = program.policy.init_weights(seed=1, scale=0.5)
+    ref_weights = {
+        k.removeprefix("ref."): v for k, v in program.reference.init_weights(seed=2).items()
+    }
+    batch = prompts(1, 4, cut=True)[0] if microbatch > 1 else prompts(1, 3)[0]
+    lengths = [len(p) for p in batch]
+    inputs = program.inputs(weights, ref_weights, [batch], seed=5)
+    out = interpret(
+        program.program.build(), inputs, symbols=program.symbols(inputs), udfs=program.udfs
+    ).outputs
+    completions = program.completions(out["tokens"], lengths)
+    rewards = program.by_prompt(out["reward"], lengths)
+    assert 0 < rewards.sum() < rewards.size
+    tokens = [
+        [[0] * (len(prompt) - 1) + list(c) for c in completions[p]]
+        for p, prompt in enumerate(batch)
+    ]
+    loss, grads, kl = torch_rloo(weights, ref_weights, batch, tokens, rewards)
+    assert abs(float(out["loss"]) - loss) <= 1e-10
+    assert abs(float(out["kl"]) - kl) <= 1e-10 and kl != 0
+    assert worst_error(out, grads, 1e-6) <= 1e-6
+
+
+def test_rloo_takes_no_loss_type():
+    with pytest.raises(pf.ProgramError, match="takes no loss_type"):
+        build("f64", algorithm=RLOO, loss_type="dapo")
+
+
+def test_grad_norm_is_the_global_norm_before_clipping():
+    """With an optimizer the program outputs the gradients' global norm
+    (TRL's grad_norm), before clipping. With SGD at lr 1 and no clipping
+    an iteration moves the weights by -g, so grad_norm is the norm of the
+    move; with clip_norm c, on the same samples, grad_norm is the same
+    and the move is -g * c / (norm + 1e-6)."""
+    clip = 1e-3
+    config = GPTConfig(TOK.vocab, 8, 1, 2, None, WIDTH + NEW, dtype="f64")
+    runs, programs = [], []
+    for clip_norm in (None, clip):
+        program = build_grpo(
+            config,
+            GRPO,
+            parity_reward,
+            eos=TOK.eos,
+            prompt_width=WIDTH,
+            max_new_tokens=NEW,
+            optimizer=optim.SGD(1.0),
+            clip_norm=clip_norm,
+        )
+        weights = program.policy.init_weights(seed=1, scale=0.5)
+        inputs = program.inputs(weights, weights, prompts(1, 3), seed=5)
+        symbols = program.symbols(inputs)
+        runs.append(
+            interpret(program.program.build(), inputs, symbols=symbols, udfs=program.udfs).outputs
+        )
+        programs.append(program)
+    (free, clipped), (free_program, clipped_program) = runs, programs
+    np.testing.assert_array_equal(free["reward"], clipped["reward"])  # the same samples
+    assert 0 < np.ravel(free["reward"]).sum() < np.ravel(free["reward"]).size
+    moved, _ = free_program.training.final_state(free)
+    grads = {path: weights[path] - moved[path] for path in weights}
+    norm = np.sqrt(sum(float((g * g).sum()) for g in grads.values()))
+    assert norm > 10 * clip  # clipping scales the step
+    for run in runs:
+        assert abs(float(np.ravel(run["grad_norm"])[0]) - norm) <= 1e-9 * norm
+    final, _ = clipped_program.training.final_state(clipped)
+    for path, g in grads.items():
+        step = -g * clip / (norm + 1e-6)
+        np.testing.assert_allclose(final[path] - weights[path], step, atol=1e-12, err_msg=path)
 
 
 @pytest.mark.parametrize("layout, microbatch", [("group", 2), ("completion", 1)])

@@ -8,6 +8,7 @@ without compiling."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import runpy
@@ -84,6 +85,8 @@ TRL_METRICS = (
     "rewards/correct_answer/mean",
     "rewards/brevity/mean",
     "kl",
+    "entropy",
+    "grad_norm",
     "completions/mean_length",
     "completions/clipped_ratio",
     "clip_ratio/region_mean",
@@ -163,6 +166,13 @@ def test_trl_script_runs_with_only_the_import_changed(trl_run):
     assert "train/completions/text_summary" in tags  # the table of samples
     lines = (out / "log.jsonl").read_text().splitlines()
     assert len(lines) == 3
+    logged = [json.loads(line) for line in lines]
+    vocab = trainer.model.config.vocab
+    # The sampling distribution's entropy (the program's, checked against
+    # PyTorch in test_grpo_program.py) and the gradients' norm before
+    # clipping (max_grad_norm 1.0 by default).
+    assert all(0 < m["entropy"] < np.log(vocab) for m in logged)
+    assert all(m["grad_norm"] > 0 for m in logged)
     assert (out / "completions.jsonl").stat().st_size > 0
 
 
@@ -217,6 +227,60 @@ def test_resume_equals_straight_through(trl_run):
     assert a == b
 
 
+def test_evaluation_logs_eval_metrics_and_changes_no_training(trl_run):
+    """eval_dataset with eval_strategy="steps": at every eval_steps steps,
+    TRL's metrics of the eval prompts' completions under "eval/<name>";
+    the training ends bit for bit where the run without evaluation ended;
+    the logged eval rewards are the reward functions' on the logged
+    completions."""
+    from datasets import Dataset
+
+    root, script, run = trl_run
+    namespace = run
+    eval_rows = [{"prompt": f"{a}+{b}=", "answer": str(a + b)} for a in (5, 6) for b in (1, 2)]
+    args = dataclasses.replace(
+        run["trainer"].args,
+        output_dir=str(root / "with-eval"),
+        eval_strategy="steps",
+        eval_steps=2,
+        per_device_eval_batch_size=8,
+        log_completions=True,
+    )
+    with compiled_once(root):
+        trainer = rl.GRPOTrainer(
+            model=str(root / "llama"),
+            reward_funcs=[namespace["correct_answer"], namespace["brevity"]],
+            args=args,
+            train_dataset=namespace["dataset"],
+            eval_dataset=Dataset.from_list(eval_rows),
+        )
+        trainer.train()
+        again = trainer.evaluate()
+        assert again == trainer.evaluate()  # the same seed at every evaluation
+    assert_same_checkpoint(root / "with-eval" / "checkpoint-3", root / "out" / "checkpoint-3")
+    tags = event_tags(root / "with-eval" / "runs")
+    for name in ("loss", "reward", "reward_std", "kl", "rewards/correct_answer/mean"):
+        assert tags.get(f"eval/{name}") == [2], (name, sorted(tags))
+    evaluation = next(
+        json.loads(line)
+        for line in (root / "with-eval" / "log.jsonl").read_text().splitlines()
+        if "eval_reward" in line
+    )
+    assert evaluation["step"] == 2 and set(again) == {k for k in evaluation if k != "step"}
+    samples = [
+        json.loads(line)
+        for line in (root / "with-eval" / "completions.jsonl").read_text().splitlines()
+        if '"eval": true' in line
+    ]
+    assert len(samples) == len(eval_rows) * args.num_generations
+    answers = {r["prompt"]: r["answer"] for r in eval_rows}
+    correct = [
+        1.0 if s["completion"].strip().startswith(answers[s["prompt"]]) else 0.0 for s in samples
+    ]
+    assert evaluation["eval_rewards/correct_answer/mean"] == pytest.approx(np.mean(correct))
+    assert evaluation["eval_reward"] == pytest.approx(np.mean([s["reward"] for s in samples]))
+
+
 # --- without compiling -------------------------------------------------------
 
 
@@ -230,6 +294,8 @@ def test_config_takes_trl_names_and_refuses_what_it_cannot_do():
         dict(report_to="comet_ml"),
         dict(scale_rewards="std"),
         dict(lr_scheduler_type="cosine"),
+        dict(eval_strategy="epoch"),
+        dict(per_device_eval_batch_size=6, num_generations=4, per_device_train_batch_size=8),
         dict(num_generations=1, per_device_train_batch_size=1),
     ]
     for fields in bad:
@@ -365,3 +431,94 @@ def test_pdg_train_runs_the_same_from_a_config_file(trl_run, capsys):
     assert main(["train", str(work / "bad.yaml")]) == 1
     err = capsys.readouterr().err
     assert "args: epochs is not a GRPOConfig field" in err and "Traceback" not in err
+    no_eval = {**config, "args": {**args, "eval_strategy": "steps"}}
+    (work / "no-eval.yaml").write_text(json.dumps(no_eval))
+    assert main(["train", str(work / "no-eval.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "eval_strategy='steps' needs an eval_dataset" in err and "Traceback" not in err
+
+
+# --- a streamed dataset ------------------------------------------------------
+
+
+def streamed_script(width: int) -> str:
+    """The script on the dataset as a datasets.IterableDataset, with the
+    longest prompt it may hold given (pdg's option: a stream's prompts are
+    not known when the program compiles); the same width as the script's
+    makes the same program, so the runs load it from the cache."""
+    script = pdg_script()
+    for old, new in (
+        ("train_dataset=dataset,", "train_dataset=dataset.to_iterable_dataset(num_shards=3),"),
+        ("    seed=7,\n", f"    seed=7,\n    pdg_prompt_width={width},\n"),
+    ):
+        assert old in script
+        script = script.replace(old, new)
+    return script
+
+
+def test_a_streamed_dataset_trains_and_resumes_bit_for_bit(trl_run):
+    root, _, run = trl_run
+    script = root / "train_streamed.py"
+    script.write_text(streamed_script(run["trainer"].data.prompt_width))
+    with compiled_once(root):
+        straight = run_script(script, root / "llama", root / "streamed")
+        resumed = run_script(
+            script, root / "llama", root / "streamed-resumed", root / "streamed" / "checkpoint-2"
+        )
+    assert straight["trainer"].data.streamed
+    assert straight["trainer"].global_step == resumed["trainer"].global_step == 3
+    assert_same_checkpoint(
+        root / "streamed-resumed" / "checkpoint-3", root / "streamed" / "checkpoint-3"
+    )
+    a = json.loads((root / "streamed" / "log.jsonl").read_text().splitlines()[-1])
+    b = json.loads((root / "streamed-resumed" / "log.jsonl").read_text().splitlines()[-1])
+    a.pop("step_seconds"), b.pop("step_seconds")
+    assert a == b
+
+
+def test_a_streamed_dataset_needs_max_steps(trl_run):
+    from datasets import Dataset
+
+    root, _, _ = trl_run
+    stream = Dataset.from_list([{"prompt": "1+2="}] * 4).to_iterable_dataset()
+    with pytest.raises(rl.TrainerConfigError, match="set max_steps"):
+        rl.GRPOTrainer(
+            model=str(root / "llama"),
+            reward_funcs=[lambda completions, **kw: [0.0] * len(completions)],
+            args=rl.GRPOConfig(
+                output_dir=str(root / "unused"), num_generations=4, max_completion_length=6
+            ),
+            train_dataset=stream,
+        )
+
+
+def test_a_stream_is_read_in_a_seeded_buffer_shuffle_and_epochs():
+    """RowStream: the dataset's buffer shuffle with the seed, epoch e after
+    set_epoch(e) (a new shuffle), the epochs end to end; reading step k
+    anew (a resumed run) gives what reading up to it gave."""
+    from datasets import Dataset
+    from pdg.rl.rows import RowStream
+
+    rows = [{"prompt": f"p{k}"} for k in range(10)]
+    dataset = Dataset.from_list(rows).to_iterable_dataset(num_shards=2)
+    seen = []
+    stream = RowStream(dataset, True, 5, seen.append)
+    assert len(seen) == 1 and seen[0] in rows  # check_first saw one row
+    steps = stream.read(range(5), 4)  # 20 rows: two epochs
+    texts = [[stream.rows[k]["prompt"] for k in step] for step in steps]
+    flat = sum(texts, [])
+    first, second = flat[:10], flat[10:]
+    assert sorted(first) == sorted(r["prompt"] for r in rows) == sorted(second)
+    assert first != [r["prompt"] for r in rows] and first != second
+    shuffled = dataset.shuffle(seed=5)
+    assert first == [r["prompt"] for r in shuffled]  # the dataset's own shuffle
+    assert [stream.epoch_at(s, 4) for s in range(5)] == [0.0, 0.0, 1.0, 1.0, 1.0]
+    again = RowStream(dataset, True, 5, lambda row: None)
+    (step3,) = again.read([3], 4)
+    assert [again.rows[k]["prompt"] for k in step3] == texts[3]
+    plain = RowStream(dataset, False, 5, lambda row: None)
+    (step0,) = plain.read([0], 4)
+    assert [plain.rows[k]["prompt"] for k in step0] == ["p0", "p1", "p2", "p3"]
+    kept = RowStream(dataset, False, 5, lambda row: None, keep=lambda k, r: r["prompt"] != "p1")
+    (step0,) = kept.read([0], 3)
+    assert [kept.rows[k]["prompt"] for k in step0] == ["p0", "p2", "p3"]

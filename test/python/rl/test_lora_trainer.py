@@ -10,6 +10,12 @@ implement are refused, without compiling."""
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import dataclasses
+import io
+import json
+
 import numpy as np
 import pytest
 
@@ -69,19 +75,22 @@ def trainer(model_dir, output_dir, steps=3, **lora):
 
 @pytest.fixture(scope="module")
 def lora_run(tmp_path_factory):
+    """The run straight through its 3 steps (checkpoints at 2 and 3), and
+    what it printed on stderr."""
     root = tmp_path_factory.mktemp("lora-trainer")
     checkpoints.build("llama", root / "llama")
-    with compiled_once(root):
+    printed = io.StringIO()
+    with compiled_once(root), contextlib.redirect_stderr(printed):
         t = trainer(root / "llama", root / "out")
         t.train()
-    return root, t
+    return root, t, printed.getvalue()
 
 
 def test_only_the_adapters_train_and_the_export_is_merged(lora_run, capsys):
     import torch
     import transformers
 
-    root, t = lora_run
+    root, t, _ = lora_run
     assert set(t.program.training.params) == set(t.lora.adapter_paths())
     start = models.load(root / "llama").weights
     final = root / "out" / "checkpoint-3"
@@ -108,37 +117,73 @@ def test_only_the_adapters_train_and_the_export_is_merged(lora_run, capsys):
         np.testing.assert_array_equal(exported[path], merged[path], err_msg=path)
 
 
-def test_trainable_parameter_count_is_reported(tmp_path, capsys):
-    checkpoints.build("llama", tmp_path / "llama")
-    with compiled_once(tmp_path):
-        t = trainer(tmp_path / "llama", tmp_path / "out", r=2, targets=["q_proj"])
-    printed = capsys.readouterr()
-    line = next(x for x in (printed.out + printed.err).splitlines() if "trainable params" in x)
-    config = t.model.config
-    count = config.n_layers * 2 * (config.d_model + config.n_heads * config.attention_head_dim)
-    assert f"trainable params: {count:,} ||" in line
+def test_peft_loads_the_adapters_onto_the_base_model(lora_run):
+    """checkpoint-N/adapter and save_model()'s adapter/ are PEFT's format:
+    peft puts them on the starting model, whose logits are then the merged
+    checkpoint's (float32, 1e-5)."""
+    peft = pytest.importorskip("peft")
+    import torch
+    import transformers
+
+    root, t, _ = lora_run
+    ids = torch.tensor([[0, 17, 30, 5, 9, 2]])
+    merged = transformers.AutoModelForCausalLM.from_pretrained(
+        root / "out" / "checkpoint-3", dtype=torch.float32
+    )
+    want = merged(ids).logits
+    config = json.loads(
+        (root / "out" / "checkpoint-3" / "adapter" / "adapter_config.json").read_text()
+    )
+    assert config["base_model_name_or_path"] == str((root / "llama").resolve())
+    exported = t.save_model(root / "exported-for-peft")
+    for adapter in (root / "out" / "checkpoint-3" / "adapter", exported / "adapter"):
+        base = transformers.AutoModelForCausalLM.from_pretrained(
+            root / "llama", dtype=torch.float32
+        )
+        model = peft.PeftModel.from_pretrained(base, adapter)
+        adapted = {n for n, _ in model.named_modules() if n.endswith("lora_A")}
+        assert len(adapted) == len(t.lora.targets)
+        with torch.no_grad():
+            assert (model(ids).logits - want).abs().max().item() <= 1e-5
+            with model.disable_adapter():  # and without them, the starting model
+                assert (model(ids).logits - want).abs().max().item() > 1e-4
+
+
+def test_trainable_parameter_count_is_reported(lora_run):
+    _, t, printed = lora_run
+    line = next(x for x in printed.splitlines() if "trainable params" in x)
+    c = t.model.config
+    kv = (c.n_kv_heads or c.n_heads) * c.attention_head_dim
+    per_layer = c.d_model + c.n_heads * c.attention_head_dim  # q_proj: d -> heads * head_dim
+    per_layer += c.d_model + kv  # v_proj: d -> kv heads * head_dim
+    per_layer += c.mlp_hidden + c.d_model  # down_proj: hidden -> d
+    count = 4 * c.n_layers * per_layer  # rank 4
+    total = sum(int(v.size) for v in models.load(t.model.source.directory).weights.values())
+    assert f"trainable params: {count:,} || all params: {total + count:,} ||" in line
 
 
 def test_resume_equals_straight_through_and_needs_the_same_lora(lora_run):
-    root, _ = lora_run
+    root, _, _ = lora_run
     with compiled_once(root):
         resumed = trainer(root / "llama", root / "resumed")
         resumed.train(resume_from_checkpoint=str(root / "out" / "checkpoint-2"))
         assert_same_checkpoint(root / "resumed" / "checkpoint-3", root / "out" / "checkpoint-3")
-        other = trainer(root / "llama", root / "other", r=2)
-        with pytest.raises(rl.TrainerConfigError, match="saved with LoRA rank=4"):
-            other.train(resume_from_checkpoint=str(root / "out" / "checkpoint-2"))
+    # Another LoRA setup is refused before anything runs (the setup
+    # changed on a built trainer: a second program would only cost a compile).
+    other = copy.copy(resumed)
+    other.lora = dataclasses.replace(resumed.lora, rank=2)
+    with pytest.raises(rl.TrainerConfigError, match="saved with LoRA rank=4"):
+        other.train(resume_from_checkpoint=str(root / "out" / "checkpoint-2"))
 
 
 def test_pdg_train_takes_peft_config(lora_run, capsys):
     """`pdg train` with a peft_config mapping ends with the script's LoRA
     checkpoint, bit for bit; a field LoraConfig lacks is one line, exit 1."""
     import inspect
-    import json
 
     from pdg.cli.main import main
 
-    root, t = lora_run
+    root, t, _ = lora_run
     work = root / "cli"
     work.mkdir()
     rows = [{"prompt": f"{a}+{b}=", "answer": str(a + b)} for a in range(4) for b in range(3)]

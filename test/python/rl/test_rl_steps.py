@@ -14,14 +14,14 @@ torch = pytest.importorskip("torch")
 from autodiff.decoder import worst_error  # noqa: E402
 from frontend.torch_reference import TorchGPT  # noqa: E402
 from pdg.interpreter import interpret  # noqa: E402
-from pdg.losses import DPOConfig, GRPOAlgorithm, PPOConfig, RLOOConfig  # noqa: E402
+from pdg.losses import DPOAlgorithm, GRPOAlgorithm, PPOConfig, RLOOAlgorithm  # noqa: E402
 from pdg.nn import GPTConfig  # noqa: E402
 from pdg.programs import build_rl_step  # noqa: E402
 
 VOCAB, LENGTH, PROMPTS, GROUP = 12, 8, 2, 4
 GRPO = GRPOAlgorithm(group=GROUP, clip=0.2, beta=0.04)
-RLOO = RLOOConfig(group=GROUP, beta=0.04)
-DPO = DPOConfig(beta=0.5)
+RLOO = RLOOAlgorithm(group=GROUP, beta=0.04)
+DPO = DPOAlgorithm(beta=0.5)
 
 
 def samples(seed: int = 0):

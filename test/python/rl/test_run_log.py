@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import struct
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,8 @@ def wandb_history(run_dir: Path) -> list[dict]:
             at += 32768 - at % 32768
             continue
         _, length, kind = struct.unpack("<IHB", data[at : at + 7])
+        if at + 7 + length > len(data):  # still being written
+            break
         pending += data[at + 7 : at + 7 + length]
         at += 7 + length
         if kind in (1, 4):
@@ -61,6 +64,18 @@ def wandb_history(run_dir: Path) -> list[dict]:
                     {i.key or "/".join(i.nested_key): i.value_json for i in record.history.item}
                 )
     return rows
+
+
+def settled_history(run_dir: Path, rows: int = 2, seconds: float = 60) -> list[dict]:
+    """The history once wandb's service has written it: run.finish()
+    returns before its writer process has flushed the file on a busy
+    machine."""
+    deadline = time.monotonic() + seconds
+    while True:
+        history = wandb_history(run_dir)
+        if len(history) >= rows or time.monotonic() > deadline:
+            return history
+        time.sleep(0.2)
 
 
 def test_wandb_gets_the_tensorboard_scalars_and_the_completions(tmp_path, monkeypatch):
@@ -80,12 +95,13 @@ def test_wandb_gets_the_tensorboard_scalars_and_the_completions(tmp_path, monkey
         log.step(step, metrics, [Sample("2+3=", "5", float(step))])
     log.close()
     assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 4
-    rows = [r for r in wandb_history(tmp_path) if "train/reward" in r]
+    history = settled_history(tmp_path)
+    rows = [r for r in history if "train/reward" in r]
     assert [int(r["_step"]) for r in rows] == [2, 4]
     # The mean over each window of logging_steps steps, as TensorBoard's.
     assert [float(r["train/reward"]) for r in rows] == [0.5, 2.5]
     assert [float(r["train/kl"]) for r in rows] == [0.25, 1.25]
-    tables = [r for r in wandb_history(tmp_path) if "completions/_type" in r]
+    tables = [r for r in history if "completions/_type" in r]
     assert len(tables) == 2 and json.loads(tables[0]["completions/nrows"]) == 1
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pdg import rl
-from pdg.losses import GRPOAlgorithm, RLOOConfig
+from pdg.losses import GRPOAlgorithm, RLOOAlgorithm
 from pdg.nn import GPTConfig
 
 
@@ -45,7 +45,7 @@ def small_trainer(workdir, algorithm="grpo", vectorize=False, one_program=False,
     make = rl.GRPOProgramTrainer if one_program else rl.SampledGRPOTrainer
     return make(
         config,
-        GRPOAlgorithm(group=4) if algorithm == "grpo" else RLOOConfig(group=4),
+        GRPOAlgorithm(group=4) if algorithm == "grpo" else RLOOAlgorithm(group=4),
         lambda prompt, completion: 1.0 / (1 + len(completion)),
         tok,
         task.prompt_width,

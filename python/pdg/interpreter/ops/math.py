@@ -108,6 +108,15 @@ def fma(ex: Executor, op: BodyOp, args: list):
     return a * b + c
 
 
+@HANDLERS.register("math.fpowi")
+def fpowi(ex: Executor, op: BodyOp, args: list):
+    """A float to an integer power (torch.pow(x, 3) lowers to it). An
+    integral exponent in the float type gives powf's exact cases: negative
+    bases stay real."""
+    x = np.asarray(args[0])
+    return np.power(x, np.asarray(args[1]).astype(x.dtype))
+
+
 @HANDLERS.register("math.absi")
 def absi(ex: Executor, op: BodyOp, args: list):
     e = elem_of(op.result_types[0])

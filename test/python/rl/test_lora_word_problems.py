@@ -74,6 +74,14 @@ def test_lora_lowers_the_loss_with_less_memory_than_full_fine_tuning(tmp_path):
     lora_loss, lora_planned, lora_measured = run(
         lora, weights, tokens, targets, mask, rows, work, "lora"
     )
+    mib = 2**20  # the numbers docs/rl.md quotes (pytest -s shows them)
+    print(
+        f"loss, first 5 -> last 5 steps: full {full_loss[:5].mean():.2f} -> "
+        f"{full_loss[-5:].mean():.2f}, LoRA {lora_loss[:5].mean():.2f} -> "
+        f"{lora_loss[-5:].mean():.2f}; planned MiB full {full_planned / mib:.1f}, LoRA "
+        f"{lora_planned / mib:.1f}; measured MiB full {full_measured / mib:.1f}, LoRA "
+        f"{lora_measured / mib:.1f}"
+    )
     # The adapters start at zero: the first step is the base model's.
     assert lora_loss[0] == pytest.approx(full_loss[0], rel=1e-5)
     # LoRA lowers the loss (the mean of the last five steps against the first five).

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -23,28 +22,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from data_parallel_programs import shard, training_inputs, training_steps  # noqa: E402
 
 MPI = pytest.importorskip("mpi4py.MPI")
+from rank_zero import compiled  # noqa: E402
+
 comm = MPI.COMM_WORLD
 RANKS = comm.Get_size()
 RANK = comm.Get_rank()
-
-
-def compiled(name: str, build) -> Path:
-    """`build()`'s program compiled by rank 0 into a directory every rank
-    reads; an error there is raised on every rank."""
-    import pdg.frontend as pf  # noqa: F401  (the programs need it)
-    from pdg.lowering.artifact import compile_module
-
-    path = error = None
-    if RANK == 0:
-        try:
-            path = Path(tempfile.mkdtemp(prefix="pdg-mpi-")) / f"{name}.pdgx"
-            compile_module(build().build(), path, gpu=False)
-        except Exception as e:  # every rank must hear of it
-            error = f"{type(e).__name__}: {e}"
-    path, error = comm.bcast((path, error), root=0)
-    if error:
-        raise RuntimeError(f"rank 0 could not compile {name}: {error}")
-    return path
 
 
 @pytest.fixture(scope="module")

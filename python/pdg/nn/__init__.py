@@ -22,9 +22,11 @@ from .attention import Attention, AttentionPattern
 from .decoder import Decoder, DecoderConfig
 from .from_torch import TorchFunction, TorchModule, from_torch
 from .gpt import GPT, GPTConfig
-from .layers import MLP, Embedding, GatedMLP, LayerNorm, Linear, Module, RMSNorm
+from .layers import Embedding, LayerNorm, Linear, Module, RMSNorm
 from .lora import LoraSpec
+from .mlp import MLP, GatedMLP
 from .rope import RopeScaling, rope_frequencies, rotary
+from .tensor_parallel import Shards
 
 __all__ = [
     "Attention",
@@ -42,6 +44,7 @@ __all__ = [
     "Module",
     "RMSNorm",
     "RopeScaling",
+    "Shards",
     "TorchFunction",
     "TorchModule",
     "from_torch",

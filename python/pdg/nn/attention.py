@@ -18,8 +18,9 @@ import numpy as np
 import pdg.frontend as pf
 from pdg.frontend import Dim, ProgramError, RecurrentTensor, TensorLike
 
-from .layers import Linear, Module, RMSNorm
+from .layers import Module, RMSNorm
 from .rope import rope_frequencies, rotary
+from .tensor_parallel import Shards, linear
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,11 @@ class Attention(Module):
     differs), biases on the q/k/v and the output projections (GPT-2: all;
     Qwen2: q/k/v only; Llama: none), `qk_norm` (Qwen3: an RMSNorm over each
     head of q and k before the rotation), and `rope`: True for rotary
-    embeddings of base 10000, or their frequencies (nn.rope_frequencies)."""
+    embeddings of base 10000, or their frequencies (nn.rope_frequencies).
+
+    With `shards`, each rank holds n_heads / ranks query heads and
+    n_kv_heads / ranks key/value heads (tensor_parallel.py), so a query
+    head's kv head is on the same rank."""
 
     def __init__(
         self,
@@ -84,6 +89,7 @@ class Attention(Module):
         o_bias: bool = True,
         qk_norm: bool = False,
         norm_eps: float = 1e-6,
+        shards: Shards | None = None,
     ):
         super().__init__(program, path)
         n_kv_heads = n_kv_heads or n_heads
@@ -98,10 +104,19 @@ class Attention(Module):
         if rope is not False and rope is not None:
             self.frequencies = rope_frequencies(self.hd) if rope is True else np.asarray(rope)
         inner, kv = self.h * self.hd, self.kvh * self.hd
-        self.q = self.child(Linear(program, f"{path}.q", d, inner, qkv_bias, dtype))
-        self.k = self.child(Linear(program, f"{path}.k", d, kv, qkv_bias, dtype))
-        self.v = self.child(Linear(program, f"{path}.v", d, kv, qkv_bias, dtype))
-        self.o = self.child(Linear(program, f"{path}.o", inner, d, o_bias, dtype))
+        if shards is not None:  # this rank's heads
+            self.h = shards.local(self.h, "query heads")
+            self.kvh = shards.local(self.kvh, "key/value heads")
+
+        def project(name, d_in, d_out, bias, split):
+            return self.child(
+                linear(program, f"{path}.{name}", d_in, d_out, bias, dtype, shards, split)
+            )
+
+        self.q = project("q", d, inner, qkv_bias, "columns")
+        self.k = project("k", d, kv, qkv_bias, "columns")
+        self.v = project("v", d, kv, qkv_bias, "columns")
+        self.o = project("o", inner, d, o_bias, "rows")
         self.q_norm = self.k_norm = None
         if qk_norm:
             self.q_norm = self.child(RMSNorm(program, f"{path}.q_norm", self.hd, norm_eps, dtype))

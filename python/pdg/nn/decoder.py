@@ -29,18 +29,11 @@ from dataclasses import dataclass, field
 from pdg.frontend import Dim, ProgramError, TensorLike
 
 from .attention import Attention, AttentionPattern
-from .layers import (
-    MLP,
-    Embedding,
-    GatedMLP,
-    LayerNorm,
-    Linear,
-    Module,
-    RMSNorm,
-    check_activation,
-)
+from .layers import Embedding, LayerNorm, Linear, Module, RMSNorm, check_activation
 from .lora import LoraSpec, add_adapters
+from .mlp import MLP, GatedMLP
 from .rope import RopeScaling, rope_frequencies
+from .tensor_parallel import Shards
 
 POSITIONS = ("learned", "rotary")
 NORMS = ("layernorm", "rmsnorm")
@@ -128,12 +121,25 @@ class Decoder(Module):
     MLP), a final norm, and logits through the tied embedding or a head."""
 
     def __init__(
-        self, program, config: DecoderConfig, path: str = "", lora: LoraSpec | None = None
+        self,
+        program,
+        config: DecoderConfig,
+        path: str = "",
+        lora: LoraSpec | None = None,
+        shards: Shards | None = None,
     ):
         """With `lora`, every weight but the adapters it adds is frozen (see
-        pdg.nn.lora)."""
+        pdg.nn.lora). With `shards`, the attention heads and the MLP's
+        hidden units are split over the ranks of a worker dim (tensor
+        parallelism, pdg.nn.tensor_parallel); the rest is replicated."""
         super().__init__(program, path)
         self.lora = lora
+        self.shards = shards
+        if lora is not None and shards is not None:
+            raise ProgramError(
+                "LoRA adapters on a model split over ranks are not supported",
+                hint="use one of lora= and shards=",
+            )
         if lora is None:
             self._build(program, config, path)
             return
@@ -190,6 +196,7 @@ class Decoder(Module):
                     o_bias=c.o_bias,
                     qk_norm=c.qk_norm,
                     norm_eps=c.norm_eps,
+                    shards=self.shards,
                 )
             )
             ln2 = norm(f"h{i}.ln2", c.d_model)
@@ -203,6 +210,7 @@ class Decoder(Module):
                     c.dtype,
                     c.activation,
                     c.mlp_bias,
+                    shards=self.shards,
                 )
             )
             self.blocks.append((ln1, attn, ln2, mlp))

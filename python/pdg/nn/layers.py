@@ -1,5 +1,5 @@
-"""Layers: Linear, Embedding, LayerNorm, RMSNorm, and the MLPs (plain and
-gated, e.g. GPT-2's GELU MLP and Llama's SwiGLU)."""
+"""Layers: Module (weights under a path), Linear, Embedding, LayerNorm,
+RMSNorm, and the activations the MLPs (mlp.py) apply."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ class Module:
         self.path = path
         self.params: dict[str, pf.RecurrentTensor] = {}
         self.frozen: set[str] = set()  # paths created inside program.frozen_parameters()
+        # path -> (axis, ranks) of a weight split over a worker dim (tensor_parallel.py)
+        self.splits: dict[str, tuple[int, int]] = {}
         self.children: list[Module] = []
 
     def param(self, name: str, shape, dtype="f32") -> pf.RecurrentTensor:
@@ -29,6 +31,46 @@ class Module:
         if self.program.parameters_frozen:
             self.frozen.add(path)
         return value
+
+    def split_param(self, name: str, shape, dtype, shards, axis: int) -> pf.RecurrentTensor:
+        """A weight of whole shape `shape` split along `axis` over the
+        ranks of `shards` (a tensor_parallel.Shards): an input over the
+        worker dim whose point is one rank's share."""
+        if self.program.parameter_dim is not None:
+            raise ProgramError(
+                "tensor parallelism runs inference programs only so far (decode, scoring)",
+                hint="train without shards; gradients through collectives are not built yet",
+            )
+        path = f"{self.path}.{name}" if self.path else name
+        local = list(shape)
+        local[axis] = shards.local(
+            shape[axis], f"columns of '{path}'" if axis else f"rows of '{path}'"
+        )
+        value = self.program.input(path.replace(".", "_"), local, dtype, domain=[shards.dim])
+        self.params[path] = value
+        self.splits[path] = (axis, shards.count)
+        if self.program.parameters_frozen:
+            self.frozen.add(path)
+        return value
+
+    def split_axes(self) -> dict[str, tuple[int, int]]:
+        """(axis, ranks) of every split weight under this module, by path."""
+        out = dict(self.splits)
+        for c in self.children:
+            out.update(c.split_axes())
+        return out
+
+    def whole_shapes(self) -> dict[str, tuple[int, ...]]:
+        """Every weight's shape before any split (what `inputs_from` takes), by path."""
+        splits = self.split_axes()
+        out = {}
+        for path, value in self.parameters().items():
+            shape = list(value.shape)
+            if path in splits:
+                axis, ranks = splits[path]
+                shape[axis] *= ranks
+            out[path] = tuple(shape)
+        return out
 
     def child(self, module: Module) -> Module:
         self.children.append(module)
@@ -54,37 +96,53 @@ class Module:
         for c in self.children:
             yield from c.modules()
 
-    def inputs_from(self, weights: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def inputs_from(
+        self, weights: Mapping[str, np.ndarray], rank: int | None = None
+    ) -> dict[str, np.ndarray]:
         """Program inputs from arrays keyed by parameter path; checks that
-        every weight is present with the declared shape."""
+        every weight is present with the declared shape.
+
+        Weights split over ranks (tensor_parallel.py) are given whole and
+        cut here: with `rank`, into that rank's share (with the leading 1
+        of a compiled rank's point along the worker dim), else into every
+        rank's share stacked (the interpreter, which runs all ranks)."""
         inputs = {}
+        splits, shapes = self.split_axes(), self.whole_shapes()
         for path, value in self.parameters().items():
             if path not in weights:
                 raise ProgramError(f"missing weight '{path}'", loc=value.loc)
             arr = np.asarray(weights[path])
-            if tuple(arr.shape) != tuple(value.shape):
+            expected = shapes[path]
+            if tuple(arr.shape) != expected:
                 raise ProgramError(
-                    f"weight '{path}' has shape {tuple(arr.shape)}, expected {tuple(value.shape)}",
+                    f"weight '{path}' has shape {tuple(arr.shape)}, expected {expected}",
                     loc=value.loc,
                 )
             name = self.program.initial_value(value).definition.name
             # No copy when the dtype is already right (a model's loaded weights).
-            inputs[name] = np.asarray(arr, pf.dtypes.numpy_dtype(value.dtype))
+            arr = np.asarray(arr, pf.dtypes.numpy_dtype(value.dtype))
+            if path in splits:
+                axis, ranks = splits[path]
+                shares = np.split(arr, ranks, axis=axis)
+                arr = np.stack(shares) if rank is None else np.ascontiguousarray(shares[rank][None])
+            inputs[name] = arr
         return inputs
 
     def init_weights(self, seed: int = 0, scale: float = 0.02) -> dict[str, np.ndarray]:
         """Random weights (normal * scale; norms' gains 1, biases 0), by path."""
         rng = np.random.default_rng(seed)
         out = {}
+        shapes = self.whole_shapes()
         for path, value in self.parameters().items():
             dtype = pf.dtypes.numpy_dtype(value.dtype)
+            shape = shapes[path]
             leaf = path.rsplit(".", 1)[-1]
             if leaf in ("g", "gain"):
-                out[path] = np.ones(value.shape, dtype)
+                out[path] = np.ones(shape, dtype)
             elif leaf in ("b", "bias"):
-                out[path] = np.zeros(value.shape, dtype)
+                out[path] = np.zeros(shape, dtype)
             else:
-                out[path] = (rng.standard_normal(value.shape) * scale).astype(dtype)
+                out[path] = (rng.standard_normal(shape) * scale).astype(dtype)
         return out
 
 
@@ -173,36 +231,3 @@ def activation(name: str, x: TensorLike) -> TensorLike:
         return pf.silu(x)
     check_activation(name)
     return pf.relu(x)
-
-
-class MLP(Module):
-    """Linear -> activation -> Linear; GPT-2's with the defaults (tanh GELU)."""
-
-    def __init__(
-        self, program, path, d: int, hidden: int, dtype="f32", act="gelu_tanh", bias: bool = True
-    ):
-        super().__init__(program, path)
-        check_activation(act)
-        self.act = act
-        self.fc = self.child(Linear(program, f"{path}.fc", d, hidden, bias, dtype))
-        self.proj = self.child(Linear(program, f"{path}.proj", hidden, d, bias, dtype))
-
-    def __call__(self, x: TensorLike) -> TensorLike:
-        return self.proj(activation(self.act, self.fc(x)))
-
-
-class GatedMLP(Module):
-    """down(act(gate(x)) * up(x)): Llama's SwiGLU with act="silu"."""
-
-    def __init__(
-        self, program, path, d: int, hidden: int, dtype="f32", act="silu", bias: bool = False
-    ):
-        super().__init__(program, path)
-        check_activation(act)
-        self.act = act
-        self.gate = self.child(Linear(program, f"{path}.gate", d, hidden, bias, dtype))
-        self.up = self.child(Linear(program, f"{path}.up", d, hidden, bias, dtype))
-        self.down = self.child(Linear(program, f"{path}.down", hidden, d, bias, dtype))
-
-    def __call__(self, x: TensorLike) -> TensorLike:
-        return self.down(activation(self.act, self.gate(x)) * self.up(x))

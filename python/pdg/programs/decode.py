@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import pdg.frontend as pf
-from pdg.nn import GPT, DecoderConfig
+from pdg.nn import GPT, DecoderConfig, Shards
 
 from .sequences import check_positions, eos_ids, is_eos
 
@@ -39,6 +39,7 @@ class DecodeProgram:
     response_limit: bool = False  # takes an input `limit` [b]: a cap on T per sequence
     seed_input: bool = False  # takes an input `seed`: the sampling seed of a run
     reference: GPT | None = None  # the reference model, weights `ref.*` (RL)
+    shards: Shards | None = None  # tensor parallel: the worker dim and its ranks
 
     def inputs(
         self,
@@ -47,10 +48,17 @@ class DecodeProgram:
         limits: list[int] | None = None,
         seed=None,
         reference_weights: dict | None = None,
+        comm=None,
     ) -> dict[str, np.ndarray]:
         """Program inputs: model weights (by path), the batch's prompts (each
         a non-empty list of token ids) and, for a program built with
-        `response_limit`, each sequence's cap on T."""
+        `response_limit`, each sequence's cap on T.
+
+        A program built with `tensor_parallel=n` takes the whole weights
+        and cuts them: with `comm` (the MPI communicator the compiled
+        program runs on, which must have n ranks) into this rank's share,
+        without it into every rank's share for the interpreter."""
+        rank = self._rank(comm)
         if not prompts or any(len(p) == 0 for p in prompts):
             raise ValueError("every prompt needs at least one token")
         for k, p in enumerate(prompts):
@@ -61,7 +69,7 @@ class DecodeProgram:
         padded = np.zeros((len(prompts), self.prompt_width), np.int64)
         for i, p in enumerate(prompts):
             padded[i, : len(p)] = p
-        inputs = self.model.inputs_from(weights)
+        inputs = self.model.inputs_from(weights, rank)
         inputs["prompt"] = padded
         inputs["prompt_len"] = np.array([len(p) for p in prompts], np.int64)
         if self.response_limit:
@@ -80,11 +88,26 @@ class DecodeProgram:
             if reference_weights is None:
                 raise ValueError("this program runs a reference model: pass its weights")
             inputs.update(
-                self.reference.inputs_from({f"ref.{k}": v for k, v in reference_weights.items()})
+                self.reference.inputs_from(
+                    {f"ref.{k}": v for k, v in reference_weights.items()}, rank
+                )
             )
         elif reference_weights is not None:
             raise ValueError("build the program with reference=True to pass reference weights")
         return inputs
+
+    def _rank(self, comm) -> int | None:
+        if comm is None:
+            return None
+        if self.shards is None:
+            raise ValueError("comm= cuts the weights of a program built with tensor_parallel=")
+        size, rank = comm.Get_size(), comm.Get_rank()
+        if size != self.shards.count:
+            raise ValueError(
+                f"this program splits the model over {self.shards.count} ranks, but the "
+                f"communicator has {size}: run it with mpiexec -n {self.shards.count}"
+            )
+        return rank
 
 
 def build_decode(
@@ -100,6 +123,7 @@ def build_decode(
     output_logits: bool = True,
     log_probs: bool = False,
     reference: bool = False,
+    tensor_parallel: int | None = None,
 ) -> DecodeProgram:
     """`eos`: the id, or ids, that end a sequence (None: only max_len or
     the response limit ends one). With `log_probs`, also outputs
@@ -108,13 +132,20 @@ def build_decode(
     with `reference`, a second model (weights `ref.*`) runs on the same
     tokens at each step and `ref_logp[b, t]` is its log-probability of the
     chosen token: an RL update's reference term, computed during generation
-    instead of in a second pass over the finished sequences."""
+    instead of in a second pass over the finished sequences.
+    With `tensor_parallel=n`, the model's heads and MLP units are split
+    over n MPI ranks (pdg.nn.tensor_parallel; worker dim `w`, world `W`):
+    every rank runs the program on the same prompts with its share of the
+    weights, and every rank gets the same tokens."""
     ends = eos_ids(eos)
     check_positions(config, max_len, "max_len")
     prog = pf.Program("decode")
     b = prog.dim("b", launch="B", max=max_batch)
     t = prog.dim("t", dynamic="T", max=max_len)
-    model = GPT(prog, config)
+    shards = None
+    if tensor_parallel is not None:
+        shards = Shards(prog.dim("w", world="W", max=tensor_parallel), tensor_parallel)
+    model = GPT(prog, config, shards=shards)
     prompt = prog.input("prompt", (prompt_width,), "i64", domain=[b])
     prompt_len = prog.input("prompt_len", (), "i64", domain=[b])
     pos = prog.coordinate(t).named("pos")
@@ -156,7 +187,7 @@ def build_decode(
         prog.output("logp", chosen_logp(logits))
     ref_model = None
     if reference:
-        ref_model = GPT(prog, config, path="ref")
+        ref_model = GPT(prog, config, path="ref", shards=shards)
         prog.output("ref_logp", chosen_logp(ref_model(tok, pos, t)))
     return DecodeProgram(
         prog,
@@ -171,4 +202,5 @@ def build_decode(
         response_limit,
         seed_input=sample_seed == "input",
         reference=ref_model,
+        shards=shards,
     )

@@ -1,0 +1,94 @@
+"""Tensor parallelism (Megatron's split) over a worker dim.
+
+A block's first product is split by columns and its last by rows: rank r
+holds columns [r * n_out / n, (r + 1) * n_out / n) of the attention's q, k
+and v and of the MLP's fc (gate, up), i.e. its share of the heads and of
+the hidden units, and the matching rows of the output projection (o,
+proj, down). Each rank then computes its heads' attention and its hidden
+units' activations alone, and the block's output is the sum over ranks of
+the row products: one all-reduce after the attention and one after the MLP.
+Everything else (embeddings, norms, the head, the biases added after a
+sum) is replicated: every rank holds it whole and computes it alike.
+
+A split weight is a program input over the worker dim whose point is the
+rank's share, (d_in, d_out / n) or (d_in / n, d_out). `Module.inputs_from`
+cuts the whole weights into those shares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pdg.frontend as pf
+from pdg.frontend import Dim, ProgramError, TensorLike
+
+from .layers import Linear, Module
+
+
+@dataclass(frozen=True)
+class Shards:
+    """The worker dim a model is split over, and how many ranks it has.
+
+    The count is fixed when the program is built (weight shapes depend on
+    it), so the program runs on exactly `count` ranks."""
+
+    dim: Dim
+    count: int
+
+    def __post_init__(self):
+        if not self.dim.worker:
+            raise ProgramError(
+                f"tensor parallelism splits over a worker dim; '{self.dim.name}' is not one",
+                hint=f"declare it with prog.dim('{self.dim.name}', world='W')",
+            )
+        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
+            raise ProgramError(f"the number of shards must be a positive int, got {self.count!r}")
+
+    def local(self, total: int, what: str) -> int:
+        """Each rank's share of `total` (heads, hidden units)."""
+        if total % self.count:
+            raise ProgramError(
+                f"{total} {what} do not split evenly over {self.count} ranks",
+                hint="use a number of ranks that divides the model's heads and MLP width",
+            )
+        return total // self.count
+
+
+class ColumnParallelLinear(Module):
+    """y_r = x @ w[:, cols_r] + b[cols_r]: rank r's share of the outputs,
+    a value over the worker dim."""
+
+    def __init__(self, program, path, d_in, d_out, bias, dtype, shards: Shards):
+        super().__init__(program, path)
+        self.w = self.split_param("w", (d_in, d_out), dtype, shards, axis=1)
+        self.b = self.split_param("b", (d_out,), dtype, shards, axis=0) if bias else None
+        self.adapter = None
+
+    def __call__(self, x: TensorLike) -> TensorLike:
+        y = x @ self.w
+        return y + self.b if self.b is not None else y
+
+
+class RowParallelLinear(Module):
+    """y = sum over ranks r of x_r @ w[rows_r, :], then + b: x is a rank's
+    share of the inputs (a value over the worker dim), y is whole and the
+    same on every rank."""
+
+    def __init__(self, program, path, d_in, d_out, bias, dtype, shards: Shards):
+        super().__init__(program, path)
+        self.shards = shards
+        self.w = self.split_param("w", (d_in, d_out), dtype, shards, axis=0)
+        self.b = self.param("b", (d_out,), dtype) if bias else None
+        self.adapter = None
+
+    def __call__(self, x: TensorLike) -> TensorLike:
+        y = pf.all_reduce(x @ self.w, over=self.shards.dim)
+        return y + self.b if self.b is not None else y
+
+
+def linear(program, path, d_in, d_out, bias, dtype, shards: Shards | None, split: str) -> Module:
+    """A Linear, or its column/row-split form when the model is sharded."""
+    if shards is None:
+        return Linear(program, path, d_in, d_out, bias, dtype)
+    kind = ColumnParallelLinear if split == "columns" else RowParallelLinear
+    return kind(program, path, d_in, d_out, bias, dtype, shards)

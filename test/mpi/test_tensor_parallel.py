@@ -1,0 +1,77 @@
+"""Tensor-parallel decode on two ranks (run by tools/test.sh under
+`mpiexec -n 2`): a Llama-shaped model split over the ranks (heads and MLP
+units; pdg.nn.tensor_parallel) generates the tokens one process generates
+with the whole model, and the same on both ranks."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+MPI = pytest.importorskip("mpi4py.MPI")
+from rank_zero import compiled  # noqa: E402
+
+comm = MPI.COMM_WORLD
+RANKS = comm.Get_size()
+
+PROMPTS = [[5, 7, 1], [2], [9, 3, 3, 8]]
+
+
+def config():
+    from pdg.nn import DecoderConfig
+
+    return DecoderConfig(
+        vocab=64, d_model=32, n_layers=2, n_heads=4, n_kv_heads=2, d_ff=64,
+        max_positions=32, positions="rotary", norm="rmsnorm", gated_mlp=True,
+        activation="silu", qkv_bias=False, o_bias=False, mlp_bias=False,
+        tie_embeddings=False,
+    )  # fmt: skip
+
+
+def decode(ranks=None):
+    from pdg.programs import build_decode
+
+    return build_decode(config(), eos=None, max_len=12, prompt_width=4, tensor_parallel=ranks)
+
+
+def weights():
+    w = decode().model.init_weights(seed=7, scale=0.2)
+    for path in ("wte.w", "lm_head.w"):  # a clear argmax: no near ties to flip
+        w[path] = w[path] * 10
+    return w
+
+
+@pytest.fixture(scope="module")
+def artifacts():
+    paths = {
+        "split": compiled("tp", lambda: decode(RANKS).program),
+        "whole": compiled("whole", lambda: decode().program),
+    }
+    yield paths
+    comm.Barrier()
+    if comm.Get_rank() == 0:
+        for p in paths.values():
+            shutil.rmtree(p.parent, ignore_errors=True)
+
+
+def test_two_ranks_generate_the_tokens_of_one_process(artifacts):
+    import pdg.runtime
+
+    w = weights()
+    split = decode(RANKS)
+    symbols = {"B": len(PROMPTS)}
+    mine = pdg.runtime.load(artifacts["split"]).run(
+        split.inputs(w, PROMPTS, comm=comm), symbols, comm=comm
+    )
+    whole = pdg.runtime.load(artifacts["whole"]).run(decode().inputs(w, PROMPTS), symbols)
+    everyone = comm.allgather(np.array(mine.outputs["tokens"]))
+    np.testing.assert_array_equal(mine.outputs["tokens"], whole.outputs["tokens"])
+    np.testing.assert_allclose(mine.outputs["logits"], whole.outputs["logits"], atol=1e-4)
+    for other in everyone:
+        np.testing.assert_array_equal(other, everyone[0])

@@ -141,11 +141,19 @@ def compile_command(program: str, output: str, gpu: bool, vectorize: bool) -> No
 @click.option(
     "--symbols", multiple=True, metavar="NAME=VALUE", help="Launch bounds, e.g. B=2 (repeatable)."
 )
-@click.option("--inputs", metavar="FILE.npz", help="One array per pdg.input, by name.")
+@click.option(
+    "--inputs",
+    metavar="FILE.npz",
+    help="One array per pdg.input, by name; under mpiexec, {rank} in the name is the rank.",
+)
 @click.option("--udfs", metavar="MODULE:ATTR", help="A dict from udf names to callables.")
 @click.option("--max-steps", type=int, help="Cap on every dynamic dim's steps (interpreter).")
 @click.option("--graph", help="The pdg.graph to run (interpreter; default: the first).")
-@click.option("--out", metavar="FILE.npz", help="Save the outputs (ragged: name/0, name/1, ...).")
+@click.option(
+    "--out",
+    metavar="FILE.npz",
+    help="Save the outputs (ragged: name/0, name/1, ...); under mpiexec, name it with {rank}.",
+)
 @click.option(
     "--progress/--no-progress",
     default=None,
@@ -162,30 +170,46 @@ def run_command(
     out: str | None,
     progress: bool | None,
 ) -> None:
-    """Run PROGRAM on inputs and print a summary of its outputs."""
+    """Run PROGRAM on inputs and print a summary of its outputs.
+
+    Started by mpiexec, each process runs one rank of the artifact on
+    MPI.COMM_WORLD ({rank} in --inputs and --out is its number); rank 0
+    prints the summary."""
     from pdg.interpreter import interpret
     from pdg.interpreter.result import Result
 
     if not use_interpreter:
-        if not Path(program).is_dir():
-            hint = " (add --interpret to run a .mlir program)" if program.endswith(".mlir") else ""
-            raise UserError(f"'{program}' is not an artifact directory{hint}")
-        if max_steps is not None or graph:
-            raise UserError("--max-steps and --graph apply to --interpret runs only")
-        import pdg.runtime
+        from pdg.cli.ranks import launched_world, per_rank, stopping_every_rank
 
-        compiled = pdg.runtime.load(program)
-        show = progress if progress is not None else sys.stderr.isatty()
-        ran = compiled.run(
-            _load_inputs(inputs),
-            parse_symbols(symbols, "--symbols"),
-            _load_udfs(udfs),
-            progress=_progress_line(compiled) if show else None,
-        )
+        world = launched_world()
+        with stopping_every_rank(world):
+            if not Path(program).is_dir():
+                hint = (
+                    " (add --interpret to run a .mlir program)" if program.endswith(".mlir") else ""
+                )
+                raise UserError(f"'{program}' is not an artifact directory{hint}")
+            if max_steps is not None or graph:
+                raise UserError("--max-steps and --graph apply to --interpret runs only")
+            import pdg.runtime
+
+            out = per_rank(out, world, "--out", writes=True)
+            compiled = pdg.runtime.load(program)
+            show = progress if progress is not None else sys.stderr.isatty() and world.rank == 0
+            ran = compiled.run(
+                _load_inputs(per_rank(inputs, world, "--inputs")),
+                parse_symbols(symbols, "--symbols"),
+                _load_udfs(udfs),
+                progress=_progress_line(compiled) if show else None,
+                comm=world.comm,
+            )
         if show:
             click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
         result = Result(ran.outputs, ran.bounds)
         peak = f"peak memory {ran.peak_bytes} bytes ({ran.peak_bytes / 2**20:.3f} MiB)"
+        if world.rank != 0:  # the ranks' summaries would interleave
+            if out:
+                _save(out, result.outputs)
+            return
     else:
         if not Path(program).is_file():
             raise UserError(f"cannot read program file '{program}'")

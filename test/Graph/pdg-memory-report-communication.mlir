@@ -8,6 +8,9 @@
 // RUN: pdg-opt %S/../../examples/decode_step.mlir --pdg-memory-report | FileCheck %s --check-prefix=NONE
 
 // CHECK: memory report for @data_parallel (symbols: B=4, I=10, W=2)
+// Each rank holds its own point along the worker dim: extent 1, not W.
+// CHECK: g {{ +}}input {{ +}}[I, 1] {{ +}}2048 * I
+// CHECK: s {{ +}}input {{ +}}[1, B] {{ +}}8 * B
 // CHECK: peak:
 // CHECK-NEXT: communication {{ +}}op {{ +}}extents {{ +}}bytes each rank gives MPI
 // CHECK-NEXT: grad {{ +}}all_reduce [I] {{ +}}2048 * I {{ +}}20480

@@ -64,10 +64,13 @@ def plan_storage(graph: Graph, poly: Polyhedral | None = None) -> list[Store]:
 def _store(graph, poly, roles, groups, v: Value, reads) -> Store:
     point = _point_factors(graph, poly, v)
     if v.kind == "input":
-        return Store(v, "input", [graph.dims[d].bound for d in v.domain], point)
+        return Store(v, "input", [_per_rank(graph.dims[d]) for d in v.domain], point)
     extents, kinds = [], set()
     for d in v.domain:
         dim = graph.dims[d]
+        if dim.worker:  # each rank holds its own point only
+            extents.append("1")
+            continue
         if roles[d] == "parallel":
             extents.append(dim.bound)
             continue
@@ -87,6 +90,11 @@ def _store(graph, poly, roles, groups, v: Value, reads) -> Store:
         if kind in kinds:
             return Store(v, kind, extents, point)
     return Store(v, "point", extents, point)
+
+
+def _per_rank(dim) -> str:
+    """An input's extent along `dim` in one process: 1 along a worker dim."""
+    return "1" if dim.worker else dim.bound
 
 
 def _lookback(poly: Polyhedral, v: Value, dim: str, reads) -> tuple[int | None, str]:

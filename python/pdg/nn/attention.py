@@ -84,6 +84,7 @@ class Attention(Module):
         o_bias: bool = True,
         qk_norm: bool = False,
         norm_eps: float = 1e-6,
+        weight_dtype: str | None = None,  # bf16: q/k/v/o weights in bf16 (see Linear)
     ):
         super().__init__(program, path)
         n_kv_heads = n_kv_heads or n_heads
@@ -98,10 +99,10 @@ class Attention(Module):
         if rope is not False and rope is not None:
             self.frequencies = rope_frequencies(self.hd) if rope is True else np.asarray(rope)
         inner, kv = self.h * self.hd, self.kvh * self.hd
-        self.q = self.child(Linear(program, f"{path}.q", d, inner, qkv_bias, dtype))
-        self.k = self.child(Linear(program, f"{path}.k", d, kv, qkv_bias, dtype))
-        self.v = self.child(Linear(program, f"{path}.v", d, kv, qkv_bias, dtype))
-        self.o = self.child(Linear(program, f"{path}.o", inner, d, o_bias, dtype))
+        self.q = self.child(Linear(program, f"{path}.q", d, inner, qkv_bias, dtype, weight_dtype))
+        self.k = self.child(Linear(program, f"{path}.k", d, kv, qkv_bias, dtype, weight_dtype))
+        self.v = self.child(Linear(program, f"{path}.v", d, kv, qkv_bias, dtype, weight_dtype))
+        self.o = self.child(Linear(program, f"{path}.o", inner, d, o_bias, dtype, weight_dtype))
         self.q_norm = self.k_norm = None
         if qk_norm:
             self.q_norm = self.child(RMSNorm(program, f"{path}.q_norm", self.hd, norm_eps, dtype))

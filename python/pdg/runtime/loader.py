@@ -308,7 +308,7 @@ class CompiledProgram:
             if array.dtype != want:
                 raise RunError(
                     f"input {name} has dtype {array.dtype}, the program takes {want}; "
-                    f"convert it with .astype(np.{want.name})"
+                    f"convert it with .astype({_dtype_expression(want)})"
                 )
             rank = len(spec["domain"])
             shape = [
@@ -450,3 +450,8 @@ def load(path: str | Path) -> CompiledProgram:
 
     path = Path(path)
     return CompiledProgram(path, read_manifest(path, __version__))
+
+
+def _dtype_expression(dtype: np.dtype) -> str:
+    """How to write `dtype` in a hint: np.float32, ml_dtypes.bfloat16."""
+    return "ml_dtypes.bfloat16" if dtype.name == "bfloat16" else f"np.{dtype.name}"

@@ -154,11 +154,12 @@ def _run_pdg(c, spec: dict, batch: int, steps: int, max_len: int):
     program = pdg.runtime.load(Path(spec["artifact"]))
     elements = {s["name"]: s["element"] for s in program.manifest["abi"]["inputs"]}
     wanted = set(elements)
-    inputs = {k.replace(".", "_"): v for k, v in weights(c, max_len).items()}
-    # bf16 weights: the same f32 weights rounded to bf16, once, before timing.
-    for name, element in elements.items():
-        if name in inputs and element == "bf16":
-            inputs[name] = inputs[name].astype(ELEMENTS["bf16"])
+
+    def dtype_of(path: str):
+        # bf16 weights: the same f32 weights, each rounded to bf16 as made.
+        return ELEMENTS[elements.get(path.replace(".", "_"), "f32")]
+
+    inputs = {k.replace(".", "_"): v for k, v in weights(c, max_len, dtype_of=dtype_of).items()}
     inputs["prompt"] = np.array(prompts(batch), np.int64).reshape(batch, 1)
     inputs["prompt_len"] = np.ones(batch, np.int64)
     inputs = {k: v for k, v in inputs.items() if k in wanted}

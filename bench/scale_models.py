@@ -89,19 +89,21 @@ def shapes(c: ModelConfig, max_len: int) -> dict[str, tuple[int, ...]]:
     return out
 
 
-def weights(c: ModelConfig, max_len: int, seed: int = 0) -> dict[str, np.ndarray]:
+def weights(c: ModelConfig, max_len: int, seed: int = 0, dtype_of=None) -> dict[str, np.ndarray]:
     """Seeded float32 weights by path: normal * WEIGHT_SCALE, gains 1,
-    biases 0."""
+    biases 0. `dtype_of(path)`: a dtype to round each one to as it is made
+    (bf16 weights: the f32 model is never held whole)."""
     rng = np.random.default_rng(seed)
     out = {}
     for path, shape in sorted(shapes(c, max_len).items()):
         leaf = path.rsplit(".", 1)[-1]
         if leaf == "g":
-            out[path] = np.ones(shape, np.float32)
+            w = np.ones(shape, np.float32)
         elif leaf == "b":
-            out[path] = np.zeros(shape, np.float32)
+            w = np.zeros(shape, np.float32)
         else:
-            out[path] = rng.standard_normal(shape, dtype=np.float32) * np.float32(WEIGHT_SCALE)
+            w = rng.standard_normal(shape, dtype=np.float32) * np.float32(WEIGHT_SCALE)
+        out[path] = w if dtype_of is None else w.astype(dtype_of(path), copy=False)
     return out
 
 

@@ -42,6 +42,16 @@ ELEMENTS = _Elements(
     }
 )
 
+
+def from_npy_bf16(array: np.ndarray, want: np.dtype) -> np.ndarray:
+    """`array` as bf16 where the program takes bf16 and `array` is what an
+    .npy/.npz file gives back for ml_dtypes' bfloat16 (2-byte voids: NumPy
+    does not know the type); otherwise `array` as it is."""
+    if want.name == "bfloat16" and array.dtype == np.dtype("V2"):
+        return array.view(want)
+    return array
+
+
 _DESCRIPTORS: dict[int, type] = {}
 
 

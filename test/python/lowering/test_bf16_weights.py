@@ -152,3 +152,35 @@ def test_bf16_weight_dtype_errors():
         w + w
     with pytest.raises(ProgramError, match="sum of a bf16 tensor"):
         w.sum()
+
+
+def test_vectorized_bf16_matches_interpreted_bf16(weights, tmp_path):
+    """With the batch folded into the points (compile_module(vectorize=True),
+    bench/scale.py's pdg-vec), the products of rows by bf16 weights widen
+    them too."""
+    decode, text = _decode("bf16")
+    path = tmp_path / "vectorized.pdgx"
+    compile_module(parse_text(text, "decode", make_context()), path, vectorize=True)
+    got = pdg.runtime.load(path).run(_inputs(decode, weights), {"B": len(PROMPTS)})
+    ref = _interpret(decode, text, weights)
+    assert _relative_error(ref.outputs["logits"], got.outputs["logits"]) < 1e-5
+    for a, b in zip(ref.outputs["tokens"], got.outputs["tokens"], strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_bf16_inputs_through_an_npz_file(programs, weights, tmp_path):
+    """`pdg run --inputs in.npz`: NumPy writes ml_dtypes' bfloat16 as 2-byte
+    voids and reads them back so; where the program takes bf16 they are
+    read as bf16 again, compiled and interpreted, and give the same run."""
+    decode, text, program = programs["bf16"]
+    inputs = _inputs(decode, weights)
+    np.savez(tmp_path / "in.npz", **inputs)
+    loaded = dict(np.load(tmp_path / "in.npz"))
+    assert loaded["h0_attn_q_w"].dtype == np.dtype("V2")
+    symbols = {"B": len(PROMPTS)}
+    want = program.run(inputs, symbols).outputs["logits"]
+    got = program.run(loaded, symbols).outputs["logits"]
+    for a, b in zip(want, got, strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    ref = interpret(parse_text(text, "ref", make_context()), loaded, symbols=symbols)
+    assert _relative_error(ref.outputs["logits"], got) < 1e-5

@@ -6,6 +6,7 @@ processes, against the bandwidth floor.
     python bench/scale.py --configs qwen2.5-0.5b --batch 1 8 --attention causal window
     python bench/scale.py --impls pdg,pdg-vec,torch --batch 8
     python bench/scale.py --compile-only --configs gpt2-124m@2L gpt2-124m@12L
+    python bench/scale.py --impls pdg --weights f32 bf16     # pdg and pdg-bf16 take turns
 
 Configs (bench/scale_models.py): gpt2-124m (vocab 50257, d_model 768, 12
 layers, 12 heads) and qwen2.5-0.5b (vocab 151936, d_model 896, 24 layers,
@@ -15,6 +16,10 @@ attention kind, in its own process, then run through pdg.runtime), pdg-vec
 (the same compiled with the batch folded into the points:
 compile_module(vectorize=True)), torch (eager, KV cache), hf
 (transformers' generate; needs the [trl] extra's transformers).
+`--weights bf16` compiles pdg and pdg-vec again with their matrices and
+tables stored in bf16 (pdg.nn's weight_dtype; products sum in f32), shown
+as pdg-bf16 and pdg-vec-bf16 beside the f32 runs; their floor reads half
+the matrix bytes (the `floor bf16` row).
 
 Each round runs every implementation once, each in a fresh process (its
 peak memory is its own), and --repeats rounds take turns, so a change in
@@ -101,7 +106,9 @@ def compile_worker(spec: dict) -> dict:
 
     c = parse_config(spec["config"])
     start, cpu_start = time.perf_counter(), cpu_seconds()
-    program, _ = build_program(c, spec["pattern"], spec["max_len"], spec["max_batch"])
+    program, _ = build_program(
+        c, spec["pattern"], spec["max_len"], spec["max_batch"], spec.get("weights", "f32")
+    )
     text = program.to_mlir()
     module = parse_text(text, "decode", make_context())
     build_s = time.perf_counter() - start
@@ -121,7 +128,7 @@ def run_worker(spec: dict) -> dict:
 
     c = parse_config(spec["config"])
     batch, steps, max_len = spec["batch"], spec["new_tokens"], spec["max_len"]
-    if spec["impl"] in COMPILED:
+    if spec.get("compiled"):
         seconds, tokens = _run_pdg(c, spec, batch, steps, max_len)
     elif spec["impl"] == "torch":
         from scale_torch import run_torch
@@ -141,11 +148,18 @@ def run_worker(spec: dict) -> dict:
 
 def _run_pdg(c, spec: dict, batch: int, steps: int, max_len: int):
     import pdg.runtime
+    from pdg.runtime.memref import ELEMENTS
     from scale_models import weights
 
     program = pdg.runtime.load(Path(spec["artifact"]))
-    wanted = {s["name"] for s in program.manifest["abi"]["inputs"]}
-    inputs = {k.replace(".", "_"): v for k, v in weights(c, max_len).items()}
+    elements = {s["name"]: s["element"] for s in program.manifest["abi"]["inputs"]}
+    wanted = set(elements)
+
+    def dtype_of(path: str):
+        # bf16 weights: the same f32 weights, each rounded to bf16 as made.
+        return ELEMENTS[elements.get(path.replace(".", "_"), "f32")]
+
+    inputs = {k.replace(".", "_"): v for k, v in weights(c, max_len, dtype_of=dtype_of).items()}
     inputs["prompt"] = np.array(prompts(batch), np.int64).reshape(batch, 1)
     inputs["prompt_len"] = np.ones(batch, np.int64)
     inputs = {k: v for k, v in inputs.items() if k in wanted}
@@ -186,7 +200,9 @@ def spawn(kind: str, spec: dict, timeout: float) -> dict:
 # --- the report -----------------------------------------------------------------------
 
 
-def floor_ms(config: str, attention: str, window: int, batch: int, steps: int, rates) -> float:
+def floor_ms(
+    config: str, attention: str, window: int, batch: int, steps: int, rates, weights="f32"
+) -> float:
     from floor import bandwidth_at
     from scale_models import matrix_params, parse_config, streamed_bytes
 
@@ -196,13 +212,14 @@ def floor_ms(config: str, attention: str, window: int, batch: int, steps: int, r
         ctx = np.minimum(ctx, window)
     kv = c.kv_heads * c.head_dim
     kv_bytes = 4 * 2 * c.layers * kv * float(ctx.mean()) * batch
-    weight_bytes = streamed_bytes(c, steps)
+    weight_bytes = streamed_bytes(c, steps, weights)
     seconds_bytes = (weight_bytes + kv_bytes) / bandwidth_at(rates, weight_bytes)
     flops = batch * (2 * matrix_params(c) + 4 * c.layers * c.d_model * float(ctx.mean()))
     return 1e3 * max(seconds_bytes, flops / rates["flops_per_s"])
 
 
 def table(runs: list[dict], floors: dict) -> list[str]:
+    """floors: by (config, attention, batch, new_tokens, weights)."""
     head = (
         f"{'config':<14} {'attention':<9} {'B':>2} {'impl':<8} {'ms/token':>9} {'(min)':>8} "
         f"{'x best peer':>11} {'x floor':>7} {'compile s':>9} {'peak MiB':>8} {'tokens':>8}"
@@ -238,11 +255,25 @@ def table(runs: list[dict], floors: dict) -> list[str]:
             out.append(
                 f"{config:<14} {attention:<9} {batch:>2} {impl:<8} {med:9.2f} "
                 f"{min(x['ms_per_token'] for x in ok):8.2f} {ratio:>11} "
-                f"{med / floors[key]:7.2f} {comp:>9} {max(x['peak_mib'] for x in ok):8.0f} "
+                f"{med / floors[(*key, ok[0].get('weights', 'f32'))]:7.2f} {comp:>9} "
+                f"{max(x['peak_mib'] for x in ok):8.0f} "
                 f"{ok[0]['tokens_crc']:>8}{agree}"
             )
-        out.append(f"{config:<14} {attention:<9} {batch:>2} {'floor':<8} {floors[key]:9.2f}")
+        for weights in ("f32", "bf16"):
+            if (*key, weights) in floors and (
+                weights == "f32" or any(r.get("weights") == weights for r in rs)
+            ):
+                name = "floor" if weights == "f32" else f"floor {weights}"
+                out.append(
+                    f"{config:<14} {attention:<9} {batch:>2} {name:<8} "
+                    f"{floors[(*key, weights)]:9.2f}"
+                )
     return out
+
+
+def label_of(impl: str, weights: str) -> str:
+    """pdg with bf16 weights shows as pdg-bf16."""
+    return impl if weights == "f32" else f"{impl}-{weights}"
 
 
 def write(path: Path, runs: list[dict], machine: dict) -> None:
@@ -274,6 +305,13 @@ def main() -> int:
         "--impls", default="pdg,torch,hf", help=f"comma-separated: {','.join(IMPLS)}"
     )
     parser.add_argument("--repeats", type=int, default=3, help="rounds of fresh processes")
+    parser.add_argument(
+        "--weights",
+        nargs="+",
+        default=["f32"],
+        choices=["f32", "bf16"],
+        help="pdg's weights: f32, bf16 (impls pdg-bf16, pdg-vec-bf16), or both in turns",
+    )
     parser.add_argument("--compile-only", action="store_true", help="only compile pdg; phases")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "scale.json")
     parser.add_argument("--timeout", type=float, default=1800)
@@ -300,6 +338,12 @@ def main() -> int:
         parser.error("--new-tokens and --batch must be positive")
     if args.compile_only:
         impls = [x for x in impls if x in COMPILED] or ["pdg"]
+    # (impl, weights) in turn order; only pdg's builds take bf16 weights.
+    labels = [
+        (impl, weights)
+        for impl in impls
+        for weights in (args.weights if impl in COMPILED else ["f32"])
+    ]
 
     from floor import measure_rates
 
@@ -331,19 +375,21 @@ def main() -> int:
                     "max_len": args.new_tokens,
                 }
                 compiled = {}
-                for impl in impls:
+                for impl, weights in labels:
                     if impl not in COMPILED:
                         continue
-                    artifact = scratch / f"{config}-{attention}-{impl}.pdgx"
+                    label = label_of(impl, weights)
+                    artifact = scratch / f"{config}-{attention}-{label}.pdgx"
                     spec = {
                         **base,
                         "artifact": str(artifact),
                         "vectorize": COMPILED[impl],
                         "max_batch": max(args.batch),
+                        "weights": weights,
                     }
                     info = spawn("compile", spec, args.timeout)
-                    compiled[impl] = (info, artifact)
-                    compiles.append({"impl": impl, **base, **info})
+                    compiled[label] = (info, artifact)
+                    compiles.append({"impl": label, "weights": weights, **base, **info})
                     shown = (
                         f"{info['compile_s']:.1f} s, {info['cpu_s']:.1f} s CPU ("
                         + ", ".join(f"{k} {v:.1f}" for k, v in info["phases"].items())
@@ -351,19 +397,28 @@ def main() -> int:
                         if "error" not in info
                         else info["error"]
                     )
-                    print(f"compiled {impl} {config} {attention}: {shown}", flush=True)
+                    print(f"compiled {label} {config} {attention}: {shown}", flush=True)
                 if args.compile_only:
                     continue
                 for batch in args.batch:
                     key = (config, attention, batch, args.new_tokens)
-                    floors[key] = floor_ms(
-                        config, attention, args.window, batch, args.new_tokens, rates
-                    )
+                    for weights in args.weights:
+                        floors[(*key, weights)] = floor_ms(
+                            config, attention, args.window, batch, args.new_tokens, rates, weights
+                        )
                     for round_ in range(args.repeats):
-                        for impl in impls:
-                            record = {"impl": impl, **base, "batch": batch, "round": round_}
+                        for impl, weights in labels:
+                            label = label_of(impl, weights)
+                            record = {
+                                "impl": label,
+                                **base,
+                                "batch": batch,
+                                "round": round_,
+                                "weights": weights,
+                            }
                             if impl in COMPILED:
-                                info, artifact = compiled[impl]
+                                record["compiled"] = True
+                                info, artifact = compiled[label]
                                 if "error" in info:
                                     runs.append({**record, "error": info["error"]})
                                     continue
@@ -373,7 +428,7 @@ def main() -> int:
                             result = spawn("run", record, args.timeout)
                             record.pop("artifact", None)
                             record.update(result)
-                            record["floor_ms"] = floors[key]
+                            record["floor_ms"] = floors[(*key, weights)]
                             runs.append(record)
                             shown = (
                                 f"{result['ms_per_token']:.2f} ms/token, "
@@ -382,7 +437,7 @@ def main() -> int:
                                 else result["error"]
                             )
                             print(
-                                f"  {config} {attention} B={batch} {impl} round {round_}: "
+                                f"  {config} {attention} B={batch} {label} round {round_}: "
                                 f"{shown} (load {result['load']:.1f})",
                                 flush=True,
                             )

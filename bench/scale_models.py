@@ -89,30 +89,36 @@ def shapes(c: ModelConfig, max_len: int) -> dict[str, tuple[int, ...]]:
     return out
 
 
-def weights(c: ModelConfig, max_len: int, seed: int = 0) -> dict[str, np.ndarray]:
+def weights(c: ModelConfig, max_len: int, seed: int = 0, dtype_of=None) -> dict[str, np.ndarray]:
     """Seeded float32 weights by path: normal * WEIGHT_SCALE, gains 1,
-    biases 0."""
+    biases 0. `dtype_of(path)`: a dtype to round each one to as it is made
+    (bf16 weights: the f32 model is never held whole)."""
     rng = np.random.default_rng(seed)
     out = {}
     for path, shape in sorted(shapes(c, max_len).items()):
         leaf = path.rsplit(".", 1)[-1]
         if leaf == "g":
-            out[path] = np.ones(shape, np.float32)
+            w = np.ones(shape, np.float32)
         elif leaf == "b":
-            out[path] = np.zeros(shape, np.float32)
+            w = np.zeros(shape, np.float32)
         else:
-            out[path] = rng.standard_normal(shape, dtype=np.float32) * np.float32(WEIGHT_SCALE)
+            w = rng.standard_normal(shape, dtype=np.float32) * np.float32(WEIGHT_SCALE)
+        out[path] = w if dtype_of is None else w.astype(dtype_of(path), copy=False)
     return out
 
 
-def streamed_bytes(c: ModelConfig, max_len: int) -> int:
+def streamed_bytes(c: ModelConfig, max_len: int, weights: str = "f32") -> int:
     """Bytes of weights a decode step must read: all of them, except the
     rows of the position table it does not use (the token table is read
-    whole by the tied logits)."""
-    total = sum(int(np.prod(s)) for s in shapes(c, max_len).values())
+    whole by the tied logits). With weights="bf16" the matrices and tables
+    (the `.w` leaves) take 2 bytes per element, norms and biases 4."""
+    matrix_bytes = 2 if weights == "bf16" else 4
+    total = 0
+    for path, shape in shapes(c, max_len).items():
+        total += int(np.prod(shape)) * (matrix_bytes if path.endswith(".w") else 4)
     if c.family == "gpt":
-        total -= (max_len - 1) * c.d_model
-    return 4 * total
+        total -= (max_len - 1) * c.d_model * matrix_bytes
+    return total
 
 
 def matrix_params(c: ModelConfig) -> int:
@@ -125,9 +131,11 @@ def matrix_params(c: ModelConfig) -> int:
 # --- pdg programs ----------------------------------------------------------------
 
 
-def build_program(c: ModelConfig, pattern: str, max_len: int, max_batch: int):
+def build_program(c: ModelConfig, pattern: str, max_len: int, max_batch: int, weights: str = "f32"):
     """The greedy decode program (prompt width 1, a response limit per
-    sequence, no logits output) and its model."""
+    sequence, no logits output) and its model; weights="bf16" stores the
+    matrices and tables in bf16 (pdg.nn's weight_dtype)."""
+    weight_dtype = "bf16" if weights == "bf16" else None
     from pdg.nn import AttentionPattern, GPTConfig
     from pdg.programs import build_decode
 
@@ -140,6 +148,7 @@ def build_program(c: ModelConfig, pattern: str, max_len: int, max_batch: int):
             n_heads=c.heads,
             max_positions=max_len,
             pattern=attention,
+            weight_dtype=weight_dtype,
         )
         decode = build_decode(
             cfg,
@@ -151,7 +160,7 @@ def build_program(c: ModelConfig, pattern: str, max_len: int, max_batch: int):
             output_logits=False,
         )
         return decode.program, decode.model
-    return _build_qwen_decode(c, attention, max_len, max_batch)
+    return _build_qwen_decode(c, attention, max_len, max_batch, weight_dtype)
 
 
 # -- Qwen2-style, from pdg.nn's layers (to be replaced by pdg.nn's decoder family) --
@@ -162,19 +171,21 @@ def _qwen_model_class():
     from pdg.nn import Attention, Embedding, Linear, Module, RMSNorm
 
     class SwiGLU(Module):
-        def __init__(self, program, path, d: int, hidden: int):
+        def __init__(self, program, path, d: int, hidden: int, wd):
             super().__init__(program, path)
-            self.gate = self.child(Linear(program, f"{path}.gate", d, hidden, bias=False))
-            self.up = self.child(Linear(program, f"{path}.up", d, hidden, bias=False))
-            self.down = self.child(Linear(program, f"{path}.down", hidden, d, bias=False))
+            for name, i, o in (("gate", d, hidden), ("up", d, hidden), ("down", hidden, d)):
+                linear = Linear(program, f"{path}.{name}", i, o, bias=False, weight_dtype=wd)
+                setattr(self, name, self.child(linear))
 
         def __call__(self, x):
             return self.down(pf.silu(self.gate(x)) * self.up(x))
 
     class QwenStyle(Module):
-        def __init__(self, program, c: ModelConfig, pattern):
+        def __init__(self, program, c: ModelConfig, pattern, wd):
             super().__init__(program, "")
-            self.embed = self.child(Embedding(program, "embed", c.vocab, c.d_model))
+            self.embed = self.child(
+                Embedding(program, "embed", c.vocab, c.d_model, weight_dtype=wd)
+            )
             self.blocks = []
             for i in range(c.layers):
                 p = f"h{i}"
@@ -190,10 +201,11 @@ def _qwen_model_class():
                                 c.kv_heads,
                                 pattern,
                                 rope=True,
+                                weight_dtype=wd,
                             )
                         ),
                         self.child(RMSNorm(program, f"{p}.ln2", c.d_model)),
-                        self.child(SwiGLU(program, f"{p}.mlp", c.d_model, c.mlp)),
+                        self.child(SwiGLU(program, f"{p}.mlp", c.d_model, c.mlp, wd)),
                     )
                 )
             self.norm = self.child(RMSNorm(program, "norm", c.d_model))
@@ -208,14 +220,14 @@ def _qwen_model_class():
     return QwenStyle
 
 
-def _build_qwen_decode(c: ModelConfig, attention, max_len: int, max_batch: int):
+def _build_qwen_decode(c: ModelConfig, attention, max_len: int, max_batch: int, wd):
     """build_decode's greedy program around QwenStyle."""
     import pdg.frontend as pf
 
     prog = pf.Program("decode")
     b = prog.dim("b", launch="B", max=max_batch)
     t = prog.dim("t", dynamic="T", max=max_len)
-    model = _qwen_model_class()(prog, c, attention)
+    model = _qwen_model_class()(prog, c, attention, wd)
     prompt = prog.input("prompt", (1,), "i64", domain=[b])
     pos = prog.coordinate(t).named("pos")
     first = pf.take(prompt, pf.minimum(pos, 0), axis=0).named("prompt_tok")

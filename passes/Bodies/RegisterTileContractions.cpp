@@ -9,7 +9,9 @@
 // through the reduction loops: C is read once and written once per tile,
 // and each step is one broadcast of A and a fused multiply-add per vector
 // of B. Rows and columns left over, and operands whose last dim is not
-// contiguous at run time, run the op as it was.
+// contiguous at run time, run the op as it was. A bf16 input (a weight
+// stored in half the bytes) is widened to f32 as it is loaded: products
+// and sums stay f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,9 +60,10 @@ std::optional<Contraction> match(linalg::GenericOp op) {
   Value out = op.getDpsInitOperand(0)->get();
   if (out == op.getDpsInputOperand(0)->get() || out == op.getDpsInputOperand(1)->get())
     return std::nullopt;
+  // f32 products; an input may be bf16 (weights), widened as it is read.
   for (Value v : op->getOperands()) {
     auto t = dyn_cast<MemRefType>(v.getType());
-    if (!t || !t.getElementType().isF32())
+    if (!t || !(t.getElementType().isF32() || (v != out && t.getElementType().isBF16())))
       return std::nullopt;
   }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -114,6 +117,25 @@ SmallVector<Value> indicesAt(AffineMap map, ArrayRef<Value> at) {
   for (unsigned r = 0; r < map.getNumResults(); ++r)
     indices.push_back(at[map.getDimPosition(r)]);
   return indices;
+}
+
+/// A vector of kLanes f32 from `view` at `indices`: loaded as it is, or
+/// loaded as bf16 and widened.
+Value loadF32Vector(OpBuilder &b, Location loc, Value view, ValueRange indices) {
+  Type elem = cast<MemRefType>(view.getType()).getElementType();
+  auto f32 = VectorType::get({kLanes}, b.getF32Type());
+  if (elem.isF32())
+    return vector::LoadOp::create(b, loc, f32, view, indices);
+  Value narrow = vector::LoadOp::create(b, loc, VectorType::get({kLanes}, elem), view, indices);
+  return arith::ExtFOp::create(b, loc, f32, narrow);
+}
+
+/// One element of `source` at `indices` as f32 (widened if bf16).
+Value loadF32(OpBuilder &b, Location loc, Value source, ValueRange indices) {
+  Value v = memref::LoadOp::create(b, loc, source, indices);
+  if (v.getType().isF32())
+    return v;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
 }
 
 /// An operand whose last stride must be 1 for vector.load and vector.store:
@@ -211,7 +233,8 @@ struct RegisterTileContractions
     auto type = cast<MemRefType>(op.getDpsInputOperand(c.b)->get().getType());
     if (!type.hasStaticShape())
       return true;
-    return type.getNumElements() * 4 >= streamMinBytes;
+    int64_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+    return type.getNumElements() * bytes >= streamMinBytes;
   }
 
   void rewrite(IRRewriter &b, linalg::GenericOp op, const Contraction &c) {
@@ -312,13 +335,13 @@ struct RegisterTileContractions
           SmallVector<Value> bv;
           for (int64_t j = 0; j < vectors; ++j) {
             at[c.n] = colIdx[j];
-            bv.push_back(vector::LoadOp::create(b, loc, vecType, viewB, indicesAt(mapB, at)));
+            bv.push_back(loadF32Vector(b, loc, viewB, indicesAt(mapB, at)));
           }
           SmallVector<Value> next;
           for (int64_t i = 0; i < rows; ++i) {
             if (c.m)
               at[*c.m] = rowIdx[i];
-            Value a = memref::LoadOp::create(b, loc, inA, indicesAt(mapA, at));
+            Value a = loadF32(b, loc, inA, indicesAt(mapA, at));
             Value av = vector::BroadcastOp::create(b, loc, vecType, a);
             for (int64_t j = 0; j < vectors; ++j)
               next.push_back(
@@ -402,7 +425,7 @@ struct RegisterTileContractions
                                                        arith::ConstantIndexOp::create(b, loc, r))
                                      .getResult());
         at[last] = rowAt.back();
-        Value a = memref::LoadOp::create(b, loc, inA, indicesAt(mapA, at));
+        Value a = loadF32(b, loc, inA, indicesAt(mapA, at));
         av.push_back(vector::BroadcastOp::create(b, loc, vecType, a));
       }
       auto nLoop = scf::ForOp::create(b, loc, zero, nMain,
@@ -413,7 +436,7 @@ struct RegisterTileContractions
       Value acc = vector::LoadOp::create(b, loc, vecType, viewC, indicesAt(mapC, at));
       for (int64_t r = 0; r < rowsPerStep; ++r) {
         at[last] = rowAt[r];
-        Value bv = vector::LoadOp::create(b, loc, vecType, viewB, indicesAt(mapB, at));
+        Value bv = loadF32Vector(b, loc, viewB, indicesAt(mapB, at));
         acc = vector::FMAOp::create(b, loc, av[r], bv, acc);
       }
       vector::StoreOp::create(b, loc, acc, viewC, indicesAt(mapC, at));

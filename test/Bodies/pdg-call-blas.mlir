@@ -194,3 +194,25 @@ func.func @not_a_product(%a: memref<256x256xf32>, %b: memref<256x256xf32>, %c: m
   }
   return
 }
+
+// -----
+
+// bf16 weights (widened in the body) are not sgemm's: left alone, for the
+// register micro-kernel.
+// CHECK-LABEL: func.func @bf16_weights(
+// CHECK-NOT: pdg_blas_sgemm
+// CHECK: arith.extf
+func.func @bf16_weights(%x: memref<64x768xf32>, %w: memref<768x3072xbf16>, %y: memref<64x3072xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%x, %w : memref<64x768xf32>, memref<768x3072xbf16>) outs(%y : memref<64x3072xf32>) {
+  ^bb0(%a: f32, %b: bf16, %o: f32):
+    %bf = arith.extf %b : bf16 to f32
+    %m = arith.mulf %a, %bf : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}

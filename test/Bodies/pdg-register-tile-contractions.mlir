@@ -233,3 +233,77 @@ func.func @not_a_product(%a: memref<256x256xf32>, %b: memref<256x256xf32>, %c: m
   }
   return
 }
+
+// -----
+
+// bf16 weights: B (250 x 1000 bf16, 500 KB: streamed) is loaded 8 lanes of
+// bf16 at a time and widened to f32 before its fma; the sums stay f32.
+// CHECK-LABEL: func.func @streamed_matvec_bf16(
+// CHECK-SAME: %[[X:[^:]*]]: memref<250xf32>, %[[W:[^:]*]]: memref<250x1000xbf16>, %[[Y:[^:]*]]: memref<1000xf32>)
+// CHECK:   scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c4{{(_[0-9]+)?}} {
+// CHECK:     scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %c8{{(_[0-9]+)?}} {
+// CHECK:       %[[ACC:.*]] = vector.load %{{.*}}[%[[N]]] : memref<{{.*}}xf32{{.*}}>, vector<8xf32>
+// CHECK:       %[[B:.*]] = vector.load %{{.*}}[%[[K]], %[[N]]] : memref<{{.*}}xbf16{{.*}}>, vector<8xbf16>
+// CHECK:       %[[BF:.*]] = arith.extf %[[B]] : vector<8xbf16> to vector<8xf32>
+// CHECK:       vector.fma %{{.*}}, %[[BF]], %[[ACC]] : vector<8xf32>
+// HIGH-LABEL: func.func @streamed_matvec_bf16(
+// HIGH: %{{.*}}:8 = scf.for
+// HIGH: arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
+func.func @streamed_matvec_bf16(%x: memref<250xf32>, %w: memref<250x1000xbf16>, %y: memref<1000xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>,
+                     affine_map<(n, k) -> (n)>],
+    iterator_types = ["parallel", "reduction"]
+  } ins(%x, %w : memref<250xf32>, memref<250x1000xbf16>) outs(%y : memref<1000xf32>) {
+  ^bb0(%a: f32, %b: bf16, %acc: f32):
+    %bf = arith.extf %b : bf16 to f32
+    %m = arith.mulf %a, %bf : f32
+    %s = arith.addf %m, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A bf16 A (a row of a bf16 table) read by the register tile: each element
+// is loaded and widened before its broadcast.
+// CHECK-LABEL: func.func @tiled_bf16_rows(
+// CHECK: %{{.*}}:8 = scf.for
+// CHECK:   memref.load %{{.*}} : memref<8x64xbf16>
+// CHECK:   arith.extf %{{.*}} : bf16 to f32
+// CHECK:   vector.broadcast
+func.func @tiled_bf16_rows(%a: memref<8x64xbf16>, %b: memref<64x16xf32>, %c: memref<8x16xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%a, %b : memref<8x64xbf16>, memref<64x16xf32>) outs(%c : memref<8x16xf32>) {
+  ^bb0(%x: bf16, %y: f32, %o: f32):
+    %xf = arith.extf %x : bf16 to f32
+    %m = arith.mulf %xf, %y : f32
+    %r = arith.addf %o, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A product into a bf16 output is not one the kernels sum in f32: left alone.
+// CHECK-LABEL: func.func @bf16_output(
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+func.func @bf16_output(%a: memref<8x64xbf16>, %b: memref<64x16xbf16>, %c: memref<8x16xbf16>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%a, %b : memref<8x64xbf16>, memref<64x16xbf16>) outs(%c : memref<8x16xbf16>) {
+  ^bb0(%x: bf16, %y: bf16, %o: bf16):
+    %m = arith.mulf %x, %y : bf16
+    %r = arith.addf %o, %m : bf16
+    linalg.yield %r : bf16
+  }
+  return
+}

@@ -16,6 +16,7 @@ def small_decode(
     layers: int = 2,
     max_len: int = 32,
     dtype: str = "f32",
+    weight_dtype: str | None = None,
     **build_options,
 ) -> DecodeProgram:
     """A GPT-style decode program; `pattern` is 'full', 'window:W' or
@@ -28,6 +29,7 @@ def small_decode(
         max_positions=max_len,
         pattern=AttentionPattern.parse(pattern),
         dtype=dtype,
+        weight_dtype=weight_dtype,
     )
     build_options.setdefault("eos", 0)
     return build_decode(cfg, max_len=max_len, **build_options)

@@ -287,6 +287,9 @@ def _check_params(loss, params) -> list[RecurrentTensor]:
                 hint="pass the tensor itself, e.g. w rather than w[0]",
             )
         if not is_float(p.dtype):
-            raise ProgramError(f"cannot differentiate with respect to {p.dtype} '{p.name}'")
+            hint = "bf16 weights are for inference: train f32 weights" if p.dtype == "bf16" else ""
+            raise ProgramError(
+                f"cannot differentiate with respect to {p.dtype} '{p.name}'", hint=hint
+            )
         out.append(p)
     return out

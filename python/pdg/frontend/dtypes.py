@@ -6,9 +6,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Frontend dtype name -> (MLIR element type, NumPy dtype).
+# Frontend dtype name -> (MLIR element type, NumPy dtype). bf16's NumPy
+# dtype comes from ml_dtypes (the models extra), imported when first used.
 _DTYPES = {
     "f32": ("f32", np.float32),
+    "bf16": ("bf16", None),
     "f64": ("f64", np.float64),
     "i64": ("i64", np.int64),
     "i32": ("i32", np.int32),
@@ -17,6 +19,7 @@ _DTYPES = {
 _ALIASES = {
     "float32": "f32",
     "float64": "f64",
+    "bfloat16": "bf16",
     "int64": "i64",
     "int32": "i32",
     "i1": "bool",
@@ -25,7 +28,8 @@ _ALIASES = {
 
 
 def canonical_dtype(dtype: object) -> str:
-    """'f32', 'f64', 'i64', 'i32' or 'bool' from a name or a NumPy dtype."""
+    """'f32', 'f64', 'bf16', 'i64', 'i32' or 'bool' from a name or a NumPy
+    dtype."""
     if isinstance(dtype, str):
         name = _ALIASES.get(dtype, dtype)
     else:
@@ -43,11 +47,36 @@ def mlir_element(dtype: str) -> str:
 
 
 def numpy_dtype(dtype: str) -> np.dtype:
+    if dtype == "bf16":
+        return bfloat16()
     return np.dtype(_DTYPES[dtype][1])
 
 
+def bfloat16() -> np.dtype:
+    """ml_dtypes' bfloat16 (NumPy has none); a clear error without it."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ImportError(
+            "bf16 values need the ml_dtypes package: pip install 'pdg[models]'"
+        ) from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
 def is_float(dtype: str) -> bool:
+    """A float that operators compute in. bf16 is not one: it is a storage
+    type (weights), read by take, transposes, casts and products, which
+    widen it to f32 (see is_storage_float)."""
     return dtype in ("f32", "f64")
+
+
+def is_storage_float(dtype: str) -> bool:
+    """bf16: stored in half the bytes of f32, widened to f32 when read."""
+    return dtype == "bf16"
+
+
+def float_width(dtype: str) -> int:
+    return {"bf16": 16, "f32": 32, "f64": 64}[dtype]
 
 
 def is_int(dtype: str) -> bool:

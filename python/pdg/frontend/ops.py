@@ -15,7 +15,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .body import Body, Val, scalar_type
-from .dtypes import TensorType, canonical_dtype, is_float, is_int
+from .dtypes import (
+    TensorType,
+    canonical_dtype,
+    float_width,
+    is_float,
+    is_int,
+    is_storage_float,
+)
 from .errors import ProgramError
 from .tensor import OpDef, RecurrentTensor, TensorLike
 
@@ -251,6 +258,11 @@ def elementwise(
             hint="cast one of them with .astype(...)",
         )
     dtype = dtypes.pop()
+    if is_storage_float(dtype) and name not in ("astype", "copy"):
+        raise ProgramError(
+            f"{name} of bf16 tensors: bf16 holds weights, it is not computed in",
+            hint="widen with .astype('f32') first (products with @ widen it themselves)",
+        )
     if dtype_check is not None and not dtype_check(dtype):
         raise ProgramError(f"{name} is not defined for {dtype} tensors")
     slots, index = [], 0
@@ -477,16 +489,26 @@ def where(cond, a, b):
     )
 
 
+def _any_float(dtype: str) -> bool:
+    return is_float(dtype) or is_storage_float(dtype)
+
+
 def cast_to(a: TensorLike, dtype) -> RecurrentTensor:
     dtype = canonical_dtype(dtype)
     src = a.dtype
     if src == dtype:
         return elementwise("copy", [a], None, lambda r, s, k: s[0])
 
+    bf16_pair = (src, dtype) if is_storage_float(src) else (dtype, src)
+    if is_storage_float(bf16_pair[0]) and not is_float(bf16_pair[1]):
+        raise ProgramError(
+            f"cannot cast {src} to {dtype}", hint="bf16 converts to and from f32 or f64 only"
+        )
+
     def fn(r: Body, s, kinds):
         x, to = s[0], scalar_type(dtype)
-        if is_float(src) and is_float(dtype):
-            op = "arith.extf" if dtype == "f64" else "arith.truncf"
+        if _any_float(src) and _any_float(dtype):
+            op = "arith.extf" if float_width(dtype) > float_width(src) else "arith.truncf"
         elif is_float(dtype):
             op = "arith.uitofp" if src == "bool" else "arith.sitofp"
         elif dtype == "bool":
@@ -622,6 +644,11 @@ REDUCE = OpSpec("reduce", _emit_reduce)
 def reduce(kind: str, x: TensorLike, axis=None, keepdims: bool = False, mean: bool = False):
     if mean and not is_float(x.dtype):
         raise ProgramError("mean() needs a float tensor", hint="cast with .astype('f32')")
+    if is_storage_float(x.dtype):
+        raise ProgramError(
+            f"{kind} of a bf16 tensor: bf16 holds weights, it is not computed in",
+            hint="widen with .astype('f32') first",
+        )
     axes = _axes(axis, x.ndim)
     if keepdims:
         shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
@@ -679,6 +706,13 @@ def _emit_einsum(body: Body, args, type_: TensorType, attrs) -> Val:
     float_ = is_float(type_.dtype)
 
     def region(r: Body, in_args, outs):
+        # bf16 operands (weights) are widened: products and sums in f32.
+        in_args = [
+            r.emit(f"arith.extf {a.name} : {a.type} to {scalar_type(type_.dtype)}", "f32")
+            if is_storage_float(x.tensor.dtype)
+            else a
+            for a, x in zip(in_args, args, strict=True)
+        ]
         prod = in_args[0]
         for other in in_args[1:]:
             op = "arith.mulf" if float_ else "arith.muli"
@@ -700,8 +734,15 @@ def einsum(spec: str, *xs: TensorLike) -> RecurrentTensor:
     ins, out = _parse_einsum(spec, len(xs))
     sizes: dict = {}
     dtypes = {x.dtype for x in xs}
+    if dtypes == {"bf16"} or dtypes == {"f32", "bf16"}:
+        # Weights stored in bf16: the product reads them widened to f32 and
+        # accumulates in f32, so its result is f32.
+        dtypes = {"f32"}
     if len(dtypes) != 1:
-        raise ProgramError(f"einsum operands have different dtypes {sorted(dtypes)}")
+        raise ProgramError(
+            f"einsum operands have different dtypes {sorted(dtypes)}",
+            hint="cast one with .astype(); bf16 operands mix with f32 only",
+        )
     for x, s in zip(xs, ins, strict=True):
         if len(s) != x.ndim:
             raise ProgramError(

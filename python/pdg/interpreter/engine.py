@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from pdg.runtime.memref import from_npy_bf16
 from pdg.runtime.udfs import UdfFailure, convert_dtype
 
 from .body import Executor
@@ -173,7 +174,7 @@ class Engine:
                         hint="define the input over a static or launch dim, or compute it "
                         "in a node",
                     )
-            arr = np.asarray(inputs[name])
+            arr = from_npy_bf16(np.asarray(inputs[name]), v.point.elem.dtype)
             shape = tuple(self.extent[d] for d in v.domain)
             ok_shape = arr.shape[: len(shape)] == shape and v.point.matches(arr.shape[len(shape) :])
             if not ok_shape or arr.dtype != v.point.elem.dtype:

@@ -85,6 +85,10 @@ def elem_type(t: ir.Type) -> ElemType:
         return ElemType(
             text, "float", np.dtype(_FLOATS[text]).itemsize * 8, np.dtype(_FLOATS[text])
         )
+    if text == "bf16":  # weights stored in bf16 (ml_dtypes, imported when met)
+        from pdg.frontend.dtypes import bfloat16
+
+        return ElemType(text, "float", 16, bfloat16())
     if text == "index":
         return INDEX
     if isinstance(t, ir.IntegerType) and t.is_signless and t.width in _INT_WIDTHS:
@@ -92,7 +96,7 @@ def elem_type(t: ir.Type) -> ElemType:
         return ElemType(text, "int", t.width, dtype)
     raise InterpreterError(
         f"unsupported element type {text}",
-        hint="the interpreter handles f16, f32, f64, i1, i8, i16, i32, i64 and index",
+        hint="the interpreter handles f16, bf16, f32, f64, i1, i8, i16, i32, i64 and index",
     )
 
 

@@ -58,18 +58,31 @@ class Generator:
         cache: Path | None = None,
         workdir: Path | None = None,
         on_compile: Callable[[Compiling], object] | None = None,
+        weight_dtype: str | None = None,
     ):
         """`attention` replaces every layer's pattern of the model's config;
         `cache`: the artifact cache directory (pdg.lowering.cache), where
         the programs are compiled once; `on_compile(Compiling)` may return
         a context manager that wraps looking up or compiling a program (a
-        progress display)."""
+        progress display); `weight_dtype="bf16"`: the matrices stored in
+        bf16 (rounded from the model's weights once), half the bytes each
+        token reads, products summed in f32."""
         if not (isinstance(temperature, (int, float)) and math.isfinite(temperature)):
             raise ModelError(f"the temperature must be a finite number, got {temperature!r}")
         if temperature < 0:
             raise ModelError(f"the temperature must be 0 (greedy) or more, got {temperature}")
         self.model = model
         self.config = model.config if attention is None else model.config.with_pattern(attention)
+        if weight_dtype is not None:
+            from dataclasses import replace
+
+            from pdg.frontend import ProgramError
+
+            try:
+                self.config = replace(self.config, weight_dtype=weight_dtype)
+            except ProgramError as e:
+                raise ModelError(f"weights in {weight_dtype}: {e.message}") from None
+        self._weights: dict | None = None  # the model's weights in the program's dtypes
         self.temperature = float(temperature)
         self.eos = () if ignore_eos else tuple(model.eos)
         self.cache = Path(cache) if cache is not None else None
@@ -121,7 +134,7 @@ class Generator:
         decode, run = self.program(max(len(p) for p in prompts))
         limits = [len(p) + max_new_tokens - 1 for p in prompts]
         seed_value = seed if self.temperature > 0 else None
-        inputs = decode.inputs(self.model.weights, prompts, limits=limits, seed=seed_value)
+        inputs = decode.inputs(self._weights_for(decode), prompts, limits=limits, seed=seed_value)
         tokens = run.run(inputs, {"B": len(prompts)}).outputs["tokens"]
         out = []
         for k, p in enumerate(prompts):
@@ -132,6 +145,19 @@ class Generator:
             text = self.model.tokenizer.decode(ids) if self.model.tokenizer else None
             out.append(Completion(p, ids, text, "eos" if ended is not None else "length"))
         return out
+
+    def _weights_for(self, decode) -> dict:
+        """The model's weights converted once to the dtypes of the program's
+        parameters (bf16 matrices), so that a run does not convert them."""
+        if self._weights is None:
+            from pdg.frontend.dtypes import numpy_dtype
+
+            params = decode.model.parameters()
+            self._weights = {
+                path: np.asarray(w, numpy_dtype(params[path].dtype)) if path in params else w
+                for path, w in self.model.weights.items()
+            }
+        return self._weights
 
     def program(self, longest_prompt: int):
         """(the DecodeProgram, the loaded compiled program) for prompts of up

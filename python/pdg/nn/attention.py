@@ -89,6 +89,7 @@ class Attention(Module):
         o_bias: bool = True,
         qk_norm: bool = False,
         norm_eps: float = 1e-6,
+        weight_dtype: str | None = None,  # bf16: q/k/v/o weights in bf16 (see Linear)
         shards: Shards | None = None,
     ):
         super().__init__(program, path)
@@ -109,8 +110,9 @@ class Attention(Module):
             self.kvh = shards.local(self.kvh, "key/value heads")
 
         def project(name, d_in, d_out, bias, split):
+            part = f"{path}.{name}"
             return self.child(
-                linear(program, f"{path}.{name}", d_in, d_out, bias, dtype, shards, split)
+                linear(program, part, d_in, d_out, bias, dtype, weight_dtype, shards, split)
             )
 
         self.q = project("q", d, inner, qkv_bias, "columns")

@@ -49,6 +49,10 @@ class DecoderConfig:
     max_positions: int = 4096  # the learned position table's rows; rotary: the trained context
     pattern: AttentionPattern = field(default_factory=AttentionPattern)
     dtype: str = "f32"
+    # "bf16": the matrices (projections, MLP, embedding tables, the head)
+    # stored in bf16, half the bytes a decode step reads; norms and biases
+    # stay in dtype, products widen to f32 and sum in f32. None: dtype.
+    weight_dtype: str | None = None
     head_dim: int | None = None  # default d_model // n_heads
     d_ff: int | None = None  # the MLP's hidden size; default 4 * d_model
     positions: str = "learned"  # learned | rotary
@@ -79,6 +83,13 @@ class DecoderConfig:
         if self.norm not in NORMS:
             raise ProgramError(f"unknown norm '{self.norm}'", hint=f"use one of {', '.join(NORMS)}")
         check_activation(self.activation)
+        if self.weight_dtype not in (None, self.dtype) and (
+            self.weight_dtype != "bf16" or self.dtype != "f32"
+        ):
+            raise ProgramError(
+                f"DecoderConfig.weight_dtype={self.weight_dtype!r} with dtype={self.dtype!r}",
+                hint="weight_dtype is None (the model's dtype) or 'bf16' with dtype 'f32'",
+            )
         kv = self.n_kv_heads or self.n_heads
         if self.n_heads % kv:
             raise ProgramError(
@@ -169,11 +180,12 @@ class Decoder(Module):
             kind = LayerNorm if c.norm == "layernorm" else RMSNorm
             return self.child(kind(program, sub(name), d, c.norm_eps, c.dtype))
 
-        self.wte = self.child(Embedding(program, sub("wte"), c.vocab, c.d_model, c.dtype))
+        wd = c.weight_dtype
+        self.wte = self.child(Embedding(program, sub("wte"), c.vocab, c.d_model, c.dtype, wd))
         self.wpe = None
         if c.positions == "learned":
             self.wpe = self.child(
-                Embedding(program, sub("wpe"), c.max_positions, c.d_model, c.dtype)
+                Embedding(program, sub("wpe"), c.max_positions, c.d_model, c.dtype, wd)
             )
         rope = False
         if c.positions == "rotary":
@@ -196,6 +208,7 @@ class Decoder(Module):
                     o_bias=c.o_bias,
                     qk_norm=c.qk_norm,
                     norm_eps=c.norm_eps,
+                    weight_dtype=wd,
                     shards=self.shards,
                 )
             )
@@ -210,6 +223,7 @@ class Decoder(Module):
                     c.dtype,
                     c.activation,
                     c.mlp_bias,
+                    weight_dtype=wd,
                     shards=self.shards,
                 )
             )
@@ -217,7 +231,7 @@ class Decoder(Module):
         self.ln_f = norm("ln_f", c.d_model)
         self.head = None
         if not c.tie_embeddings:
-            self.head = self.param("lm_head.w", (c.d_model, c.vocab), c.dtype)
+            self.head = self.param("lm_head.w", (c.d_model, c.vocab), wd or c.dtype)
 
     def __call__(self, token: TensorLike, position: TensorLike, step: Dim) -> TensorLike:
         """Logits (vocab,) for the token at `position`, attending along `step`."""

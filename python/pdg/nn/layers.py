@@ -146,13 +146,39 @@ class Module:
         return out
 
 
+def check_weight_dtype(dtype: str, weight_dtype: str | None) -> str:
+    """The dtype a module stores its matrices in: `dtype` (None), or bf16
+    for f32 models (half the bytes a step reads; products still widen
+    them to f32 and sum in f32)."""
+    if weight_dtype is None or weight_dtype == dtype:
+        return dtype
+    if weight_dtype != "bf16" or dtype != "f32":
+        raise ProgramError(
+            f"weights in {weight_dtype} for a model computing in {dtype}",
+            hint="weight_dtype='bf16' goes with dtype='f32'",
+        )
+    return weight_dtype
+
+
 class Linear(Module):
     """y = x @ w + b, with w of shape (d_in, d_out); with a low-rank
-    adapter (add_adapter), y = x @ w + scale * (x @ lora_a) @ lora_b + b."""
+    adapter (add_adapter), y = x @ w + scale * (x @ lora_a) @ lora_b + b.
+    With weight_dtype='bf16', w is stored in bf16 (b and the adapters stay
+    in `dtype`) and x @ w sums the widened products in f32."""
 
-    def __init__(self, program, path, d_in: int, d_out: int, bias: bool = True, dtype="f32"):
+    def __init__(
+        self,
+        program,
+        path,
+        d_in: int,
+        d_out: int,
+        bias: bool = True,
+        dtype="f32",
+        weight_dtype: str | None = None,
+    ):
         super().__init__(program, path)
-        self.w = self.param("w", (d_in, d_out), dtype)
+        self.dtype = dtype
+        self.w = self.param("w", (d_in, d_out), check_weight_dtype(dtype, weight_dtype))
         self.b = self.param("b", (d_out,), dtype) if bias else None
         self.adapter: tuple[pf.RecurrentTensor, pf.RecurrentTensor, float] | None = None
         self.adapter_enabled = True
@@ -160,7 +186,7 @@ class Linear(Module):
     def add_adapter(self, rank: int, scale: float) -> None:
         """LoRA: parameters lora_a (d_in, rank) and lora_b (rank, d_out)."""
         d_in, d_out = self.w.shape
-        dtype = self.w.dtype
+        dtype = self.dtype
         a = self.param("lora_a", (d_in, rank), dtype)
         b = self.param("lora_b", (rank, d_out), dtype)
         self.adapter = (a, b, scale)
@@ -175,14 +201,20 @@ class Linear(Module):
 
 
 class Embedding(Module):
-    """Rows of a (vocab, d) table, looked up by integer ids."""
+    """Rows of a (vocab, d) table, looked up by integer ids. With
+    weight_dtype='bf16' the table is stored in bf16 and a looked-up row is
+    widened to `dtype`."""
 
-    def __init__(self, program, path, vocab: int, d: int, dtype="f32"):
+    def __init__(
+        self, program, path, vocab: int, d: int, dtype="f32", weight_dtype: str | None = None
+    ):
         super().__init__(program, path)
-        self.table = self.param("w", (vocab, d), dtype)
+        self.dtype = dtype
+        self.table = self.param("w", (vocab, d), check_weight_dtype(dtype, weight_dtype))
 
     def __call__(self, ids: TensorLike) -> TensorLike:
-        return pf.take(self.table, ids, axis=0)
+        rows = pf.take(self.table, ids, axis=0)
+        return rows if self.table.dtype == self.dtype else rows.astype(self.dtype)
 
 
 class LayerNorm(Module):

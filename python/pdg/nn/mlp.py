@@ -22,14 +22,21 @@ class MLP(Module):
         dtype="f32",
         act="gelu_tanh",
         bias: bool = True,
+        weight_dtype: str | None = None,  # bf16: the matrices in bf16 (see Linear)
         shards: Shards | None = None,
     ):
         super().__init__(program, path)
         check_activation(act)
         self.act = act
-        fc, proj = f"{path}.fc", f"{path}.proj"
-        self.fc = self.child(linear(program, fc, d, hidden, bias, dtype, shards, "columns"))
-        self.proj = self.child(linear(program, proj, hidden, d, bias, dtype, shards, "rows"))
+
+        def part(name, d_in, d_out, split):
+            where = f"{path}.{name}"
+            return self.child(
+                linear(program, where, d_in, d_out, bias, dtype, weight_dtype, shards, split)
+            )
+
+        self.fc = part("fc", d, hidden, "columns")
+        self.proj = part("proj", hidden, d, "rows")
 
     def __call__(self, x: TensorLike) -> TensorLike:
         return self.proj(activation(self.act, self.fc(x)))
@@ -47,6 +54,7 @@ class GatedMLP(Module):
         dtype="f32",
         act="silu",
         bias: bool = False,
+        weight_dtype: str | None = None,
         shards: Shards | None = None,
     ):
         super().__init__(program, path)
@@ -54,8 +62,9 @@ class GatedMLP(Module):
         self.act = act
 
         def part(name, d_in, d_out, split):
+            where = f"{path}.{name}"
             return self.child(
-                linear(program, f"{path}.{name}", d_in, d_out, bias, dtype, shards, split)
+                linear(program, where, d_in, d_out, bias, dtype, weight_dtype, shards, split)
             )
 
         self.gate = part("gate", d, hidden, "columns")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import pdg.frontend as pf
 from pdg.frontend import Dim, ProgramError, TensorLike
 
-from .layers import Linear, Module
+from .layers import Linear, Module, check_weight_dtype
 
 
 @dataclass(frozen=True)
@@ -58,9 +58,10 @@ class ColumnParallelLinear(Module):
     """y_r = x @ w[:, cols_r] + b[cols_r]: rank r's share of the outputs,
     a value over the worker dim."""
 
-    def __init__(self, program, path, d_in, d_out, bias, dtype, shards: Shards):
+    def __init__(self, program, path, d_in, d_out, bias, dtype, weight_dtype, shards: Shards):
         super().__init__(program, path)
-        self.w = self.split_param("w", (d_in, d_out), dtype, shards, axis=1)
+        w_dtype = check_weight_dtype(dtype, weight_dtype)
+        self.w = self.split_param("w", (d_in, d_out), w_dtype, shards, axis=1)
         self.b = self.split_param("b", (d_out,), dtype, shards, axis=0) if bias else None
         self.adapter = None
 
@@ -74,10 +75,11 @@ class RowParallelLinear(Module):
     share of the inputs (a value over the worker dim), y is whole and the
     same on every rank."""
 
-    def __init__(self, program, path, d_in, d_out, bias, dtype, shards: Shards):
+    def __init__(self, program, path, d_in, d_out, bias, dtype, weight_dtype, shards: Shards):
         super().__init__(program, path)
         self.shards = shards
-        self.w = self.split_param("w", (d_in, d_out), dtype, shards, axis=0)
+        w_dtype = check_weight_dtype(dtype, weight_dtype)
+        self.w = self.split_param("w", (d_in, d_out), w_dtype, shards, axis=0)
         self.b = self.param("b", (d_out,), dtype) if bias else None
         self.adapter = None
 
@@ -86,9 +88,11 @@ class RowParallelLinear(Module):
         return y + self.b if self.b is not None else y
 
 
-def linear(program, path, d_in, d_out, bias, dtype, shards: Shards | None, split: str) -> Module:
+def linear(
+    program, path, d_in, d_out, bias, dtype, weight_dtype, shards: Shards | None, split: str
+) -> Module:
     """A Linear, or its column/row-split form when the model is sharded."""
     if shards is None:
-        return Linear(program, path, d_in, d_out, bias, dtype)
+        return Linear(program, path, d_in, d_out, bias, dtype, weight_dtype)
     kind = ColumnParallelLinear if split == "columns" else RowParallelLinear
-    return kind(program, path, d_in, d_out, bias, dtype, shards)
+    return kind(program, path, d_in, d_out, bias, dtype, weight_dtype, shards)

@@ -29,7 +29,7 @@ import numpy as np
 from .cpu import RUNTIME_VERSION, Entry, StoppedError, UdfError
 from .formula import FormulaError, evaluate, from_json
 from .manifest import DESCRIBED, LIBRARY, ArtifactError, read_manifest
-from .memref import ELEMENTS
+from .memref import ELEMENTS, from_npy_bf16
 from .mpi import Binding, MpiError, World, report_and_abort, world_of
 
 __all__ = ["ArtifactError", "CompiledProgram", "RunError", "RunResult", "load"]
@@ -303,12 +303,12 @@ class CompiledProgram:
             raise RunError(f"{'; '.join(parts)}; the program's inputs: {', '.join(specs)}")
         arrays = {}
         for name, spec in specs.items():
-            array = np.asarray(inputs[name])
             want = np.dtype(ELEMENTS[spec["element"]])
+            array = from_npy_bf16(np.asarray(inputs[name]), want)
             if array.dtype != want:
                 raise RunError(
                     f"input {name} has dtype {array.dtype}, the program takes {want}; "
-                    f"convert it with .astype(np.{want.name})"
+                    f"convert it with .astype({_dtype_expression(want)})"
                 )
             rank = len(spec["domain"])
             shape = [
@@ -450,3 +450,8 @@ def load(path: str | Path) -> CompiledProgram:
 
     path = Path(path)
     return CompiledProgram(path, read_manifest(path, __version__))
+
+
+def _dtype_expression(dtype: np.dtype) -> str:
+    """How to write `dtype` in a hint: np.float32, ml_dtypes.bfloat16."""
+    return "ml_dtypes.bfloat16" if dtype.name == "bfloat16" else f"np.{dtype.name}"

@@ -8,18 +8,49 @@ import ctypes
 
 import numpy as np
 
+
+class _Elements(dict):
+    """Element name -> NumPy dtype; bf16 from ml_dtypes (NumPy has none),
+    imported only when a program has bf16 values."""
+
+    def __missing__(self, key: str):
+        if key != "bf16":
+            raise KeyError(key)
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise ImportError(
+                "this program has bf16 values, which need the ml_dtypes package: "
+                "pip install 'pdg[models]'"
+            ) from None
+        self[key] = ml_dtypes.bfloat16
+        return self[key]
+
+
 # Element types as the compiled code stores them (booleans take a byte).
-ELEMENTS = {
-    "f64": np.float64,
-    "f32": np.float32,
-    "f16": np.float16,
-    "i64": np.int64,
-    "i32": np.int32,
-    "i16": np.int16,
-    "i8": np.int8,
-    "i1": np.bool_,
-    "index": np.int64,
-}
+ELEMENTS = _Elements(
+    {
+        "f64": np.float64,
+        "f32": np.float32,
+        "f16": np.float16,
+        "i64": np.int64,
+        "i32": np.int32,
+        "i16": np.int16,
+        "i8": np.int8,
+        "i1": np.bool_,
+        "index": np.int64,
+    }
+)
+
+
+def from_npy_bf16(array: np.ndarray, want: np.dtype) -> np.ndarray:
+    """`array` as bf16 where the program takes bf16 and `array` is what an
+    .npy/.npz file gives back for ml_dtypes' bfloat16 (2-byte voids: NumPy
+    does not know the type); otherwise `array` as it is."""
+    if want.name == "bfloat16" and array.dtype == np.dtype("V2"):
+        return array.view(want)
+    return array
+
 
 _DESCRIPTORS: dict[int, type] = {}
 

@@ -122,6 +122,21 @@ def test_04_attention_overrides_the_config(hf_checkpoints, artifact_cache, capsy
     assert records(out)[0]["token_ids"] == want
 
 
+def test_04b_bf16_weights_give_the_same_greedy_tokens(hf_checkpoints, artifact_cache, capsys):
+    """--dtype bf16 compiles a second program (its matrices in bf16, sums in
+    f32): on the tiny Qwen2 checkpoint its greedy tokens are transformers'
+    float32 ones; an f32 array where it takes bf16 is never passed (the
+    weights are rounded once, before the run)."""
+    ck = hf_checkpoints["qwen2"]
+    ids = ",".join(map(str, PROMPT))
+    args = ["--token-ids", ids, "--max-new-tokens", "20", "--ignore-eos", "--format", "json"]
+    rc, out, err = generate(capsys, ck.directory, *args, "--dtype", "bf16", cache=artifact_cache)
+    assert rc == 0, err
+    assert records(out)[0]["token_ids"] == checkpoints.greedy(ck.reference, PROMPT, 20)
+    rc, _, err = generate(capsys, ck.directory, *args, "--dtype", "f16", cache=artifact_cache)
+    assert rc != 0 and "'f16' is not one of 'f32', 'bf16'" in err
+
+
 def test_05_token_ids_without_a_tokenizer(hf_checkpoints, artifact_cache, capsys, tmp_path):
     bare = tmp_path / "bare"
     shutil.copytree(hf_checkpoints["qwen3"].directory, bare)

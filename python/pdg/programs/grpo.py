@@ -423,7 +423,7 @@ def build_grpo(
         advantage = advantage.named("advantage")
         seq_logp = whole(logp * mask, t).sum(axis=0)
         per_sequence = losses.rloo_sequence_loss(seq_logp, advantage).named("sequence_loss")
-        loss = per_sequence[batch].mean()
+        loss = _batch_mean(per_sequence, batch)
     else:
         scale = scale_rewards
         if scale_rewards == "batch":
@@ -484,12 +484,21 @@ def _aggregate(per_token, mask, t, batch, length, loss_type: str, max_new_tokens
     whole = losses.grpo.whole_dim
     if loss_type == "grpo":
         per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
-        return per_sequence[batch].mean()
+        return _batch_mean(per_sequence, batch)
     token_sums = whole(per_token * mask, t).sum(axis=0).named("sequence_loss")
     if loss_type == "dr_grpo":
-        return token_sums[batch].mean() * (1.0 / max_new_tokens)
+        return _batch_mean(token_sums, batch) * (1.0 / max_new_tokens)
     # every token of the batch alike
     return token_sums[batch].sum() / pf.maximum(length[batch].sum(), 1.0)
+
+
+def _batch_mean(values, batch):
+    """The mean of every element of an iteration's batch of `values`, as a
+    sum over a sum of ones: two sums over the prompts, which
+    pdg-split-over-workers can split over ranks (a mean divides by the
+    extent it reads, which would be a rank's share)."""
+    ones = pf.stop_gradient(values * 0.0 + 1.0)
+    return values[batch].sum() / ones[batch].sum()
 
 
 def _scorer(reward: RewardFn, kind, eos: tuple[int, ...], max_new_tokens: int, group: int):

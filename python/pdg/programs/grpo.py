@@ -58,9 +58,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from mlir import ir
 
 import pdg.frontend as pf
 from pdg import autodiff, losses, optim
+from pdg.passes.data_parallel import split_over_workers
 from pdg.frontend.dtypes import numpy_dtype
 from pdg.nn import GPT, DecoderConfig, LoraSpec
 
@@ -214,6 +216,41 @@ class GRPOProgram:
                 else:
                     chosen = [np.asarray(tokens[k, row])[n - 1 :] for row in rows]
             out[source] = [_completion(c, self.eos, self.max_new_tokens) for c in chosen]
+        return out
+
+    # The inputs over p, which a data-parallel run splits over the ranks.
+    PER_PROMPT_INPUTS = ("prompt", "prompt_len", "prompt_key")
+
+    def data_parallel(self) -> ir.Module:
+        """The program with p split over a worker dim `w < world W`
+        (pdg-split-over-workers): each rank runs its share of the
+        microbatches (or prompts) of every iteration, and the sums over
+        them (loss, KL, the gradients) are all-reduced, so every rank
+        takes the step one process takes on the whole batch. Sampling is
+        keyed by the global coordinates: the same samples too."""
+        module = self.program.build()
+        split_over_workers(module, "p")
+        return module
+
+    def shard(self, inputs: dict, ranks: int, rank: int | None = None) -> dict:
+        """`inputs` (of the whole batch, from inputs()) for the
+        data_parallel() program on `ranks` ranks: rank `rank`'s share of
+        p, with the worker dim's extent of 1 in front; every rank's,
+        stacked along the worker dim, when `rank` is None (the
+        interpreter runs every rank)."""
+        points = inputs["prompt_len"].shape[0]
+        if ranks < 1 or points % ranks:
+            raise ValueError(
+                f"{points} points of p (microbatches) do not split evenly over {ranks} ranks"
+            )
+        share = points // ranks
+        out = dict(inputs)
+        for name in self.PER_PROMPT_INPUTS:
+            if name not in inputs:
+                continue
+            x = np.asarray(inputs[name])
+            stacked = x.reshape(ranks, share, *x.shape[1:])
+            out[name] = stacked if rank is None else stacked[rank : rank + 1]
         return out
 
     def symbols(self, inputs: dict) -> dict[str, int]:

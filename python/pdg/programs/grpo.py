@@ -62,9 +62,9 @@ from mlir import ir
 
 import pdg.frontend as pf
 from pdg import autodiff, losses, optim
-from pdg.passes.data_parallel import split_over_workers
 from pdg.frontend.dtypes import numpy_dtype
 from pdg.nn import GPT, DecoderConfig, LoraSpec
+from pdg.passes.data_parallel import split_over_workers
 
 from .sequences import check_positions, eos_ids, is_eos
 

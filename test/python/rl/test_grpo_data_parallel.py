@@ -15,6 +15,7 @@ from pdg import losses, optim  # noqa: E402
 from pdg.interpreter import interpret  # noqa: E402
 from pdg.passes import PassError  # noqa: E402
 from pdg.passes.data_parallel import split_over_workers  # noqa: E402
+
 from rl.test_grpo_program import build, prompts  # noqa: E402
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from mlir import ir
+from mlir.passmanager import PassManager
 
 from pdg import _ext
 from pdg.ir.source import DiagnosticCollector, to_diagnostic
@@ -29,14 +30,11 @@ def split_over_workers(module: ir.Module, dim: str, worker: str = "w", world: st
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise PassError(f"{what}={name!r} is not a name: give a plain identifier, e.g. 'b'")
     pipeline = f"pdg.graph(pdg-split-over-workers{{dim={dim} worker={worker} world={world}}})"
-    pm_module = module.operation
-    from mlir.passmanager import PassManager
-
     pm = PassManager("builtin.module", context=module.context)
     _ext.add_pass_pipeline(pm, pipeline)
     with DiagnosticCollector(module.context, errors_only=True) as diags:
         try:
-            pm.run(pm_module)
+            pm.run(module.operation)
             failed = None
         except ir.MLIRError as e:
             failed = [to_diagnostic(d) for d in e.error_diagnostics]

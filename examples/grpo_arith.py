@@ -6,6 +6,7 @@
     python examples/grpo_arith.py --algorithm ppo    # PPO: a critic, GAE, 4 epochs per batch
     python examples/grpo_arith.py --algorithm dpo    # DPO: the sum chosen, a near miss rejected
     python examples/grpo_arith.py --one-program      # GRPO's whole loop as one compiled program
+    mpiexec -n 2 python -m mpi4py examples/grpo_arith.py --one-program   # data-parallel, 2 ranks
 
 1. Supervised fine-tuning (the train_lm program, loss on the answer only)
    starts the policy, so that the reward is not zero at the start.
@@ -24,13 +25,23 @@
    pairs of the exact sum (chosen) and a near miss (rejected), 25 compiled
    DPO updates per call.
 Held-out greedy accuracy is measured before and after; a JSONL log and a
-PNG plot of reward and response length per iteration are written.
+PNG plot of reward and response length per iteration are written
+(--save-weights FILE.safetensors also writes the trained policy).
+
+Under mpiexec (the `mpi` extra; docs/parallel.md), --one-program runs
+data-parallel: every rank runs this script with the same seed, the GRPO
+program is split over the ranks (pdg-split-over-workers), each rank runs
+its share of every iteration's microbatches, and every rank takes the step
+of the whole batch: the weights are those of one process, to float32
+rounding. Rank 0 prints and writes the files.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -67,7 +78,13 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("grpo_arith"))
+    parser.add_argument(
+        "--save-weights", type=Path, help="write the trained policy here (.safetensors)"
+    )
     args = parser.parse_args()
+    comm = communicator(parser, args)
+    if comm is not None and comm.Get_rank() > 0:
+        sys.stdout = open(os.devnull, "w")  # rank 0 reports
 
     task = rl.Addition(args.limit)
     tok = task.tokenizer
@@ -126,6 +143,8 @@ def main() -> None:
         make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.SampledGRPOTrainer
         # The one program steps the groups of --microbatch prompts together.
         options = {"microbatch": args.microbatch} if args.one_program else {}
+        if comm is not None:
+            options["comm"] = comm
     trainer = make_trainer(
         config,
         grpo,
@@ -144,7 +163,8 @@ def main() -> None:
     print(f"held-out accuracy after SFT: {before:.3f}")
     state = trainer.start(weights)
     args.out.mkdir(parents=True, exist_ok=True)
-    log = (args.out / "log.jsonl").open("w")
+    reporting = comm is None or comm.Get_rank() == 0
+    log = (args.out / "log.jsonl").open("w") if reporting else open(os.devnull, "w")
     history = []
     progress = rl.ProgressBar(args.grpo_steps)
     start = time.perf_counter()
@@ -179,10 +199,42 @@ def main() -> None:
     per_step = (time.perf_counter() - start) / max(args.grpo_steps, 1)
     print(f"{args.algorithm.upper()}: {args.grpo_steps} iterations, {1e3 * per_step:.1f} ms each")
     print(f"held-out accuracy: {before:.3f} -> {after:.3f} ({after - before:+.3f})")
+    if comm is not None and comm.Get_rank() > 0:
+        return  # every rank holds the same weights: rank 0 writes
     written = [args.out / "log.jsonl"]
+    if args.save_weights:
+        from safetensors.numpy import save_file
+
+        save_file(
+            {k: np.ascontiguousarray(v) for k, v in state.weights.items()}, str(args.save_weights)
+        )
+        written.append(args.save_weights)
     if plot(history, args.out / "reward.png", args.algorithm.upper()):
         written.append(args.out / "reward.png")
     print(f"wrote {' and '.join(map(str, written))}")
+
+
+def communicator(parser, args):
+    """MPI.COMM_WORLD when mpiexec started this script as one of several
+    ranks (--one-program only), else None."""
+    from pdg.runtime.mpi import launched_size
+
+    if (launched_size() or 1) == 1:
+        return None
+    if not args.one_program or args.algorithm != "grpo":
+        parser.error("under mpiexec, only GRPO with --one-program runs data-parallel")
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        parser.error("several ranks need mpi4py: pip install -e '.[mpi]'")
+    comm = MPI.COMM_WORLD
+    points = args.prompts // args.microbatch
+    if points % comm.Get_size():
+        parser.error(
+            f"--prompts / --microbatch = {points} microbatches per iteration do not split "
+            f"evenly over {comm.Get_size()} ranks"
+        )
+    return comm
 
 
 def train_dpo(args, task, config, weights, held_out, rng, work: Path) -> None:

@@ -333,6 +333,36 @@ def PdgReassociateReductions : Pass<"pdg-reassociate-reductions", "::mlir::Modul
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def PdgSplitOverWorkers : Pass<"pdg-split-over-workers", "::mlir::pdg::GraphOp"> {
+  let summary = "Split a launch dim's points over the ranks: data parallelism";
+  let description = [{
+    `dim=p` splits p over a new worker dim `worker` (`< world W`): one
+    SPMD program in which each rank holds its own P points of every value
+    over p (P becomes the rank's share). Every node that sums all of p
+    (`%x[0 : P]` read by a zero fill and one adding linalg.generic: a
+    weight's gradient, a loss's numerator) becomes the rank's partial sum
+    over w, and a `pdg.all_reduce sum` over w is what its readers read.
+    Nodes that read all of p only for its extent hold the rank's rows and
+    become values over w, as does what they compute. Coordinates along p
+    marked `{pdg.global}` (sampling keys) become `w * P + p`, so that the
+    ranks draw what one process draws. Refused, each at the op: a dim that
+    is not a launch dim, a graph with a worker dim already, a read of
+    another point of p or of part of it, a read of all of p that is not a
+    sum (a mean dividing by the extent: divide a sum by a sum of ones), a
+    host callback reading all of p, case conditions on p, and outputs that
+    would differ between ranks.
+  }];
+  let options = [
+    Option<"dim", "dim", "std::string", /*default=*/"\"\"",
+           "The launch dim whose points are split over the ranks">,
+    Option<"worker", "worker", "std::string", /*default=*/"\"w\"",
+           "The name of the worker dim the pass adds">,
+    Option<"world", "world", "std::string", /*default=*/"\"W\"",
+           "The worker dim's bound symbol: the number of ranks">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def PdgVectorize : Pass<"pdg-vectorize", "::mlir::pdg::GraphOp"> {
   let summary = "Fold a parallel dim into the point type: one step processes the whole batch";
   let description = [{

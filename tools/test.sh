@@ -13,11 +13,13 @@ echo "== pytest"
 .venv/bin/python -m pytest -n auto
 # The compiled collectives on two ranks (the `mpi` extra, which the test
 # extra brings): every rank runs test/mpi. Open MPI runs as root only when
-# told twice; `timeout` ends a run whose ranks would wait on each other.
+# told twice; `timeout` ends a run whose ranks would wait on each other
+# (test_grpo_data_parallel.py compiles two GRPO programs, one per rank: a
+# few minutes on a busy 2-core machine).
 if [ -x .venv/bin/mpiexec ]; then
   echo "== pytest under mpiexec -n 2"
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PDG_NUM_THREADS=1 \
-    timeout 600 .venv/bin/mpiexec -n 2 --oversubscribe \
+    timeout 900 .venv/bin/mpiexec -n 2 --oversubscribe \
     .venv/bin/python -m pytest -p no:cacheprovider -q test/mpi
 else
   echo "== skipped: pytest under mpiexec (no .venv/bin/mpiexec: pip install -e '.[mpi]')"

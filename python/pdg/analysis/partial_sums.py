@@ -46,8 +46,8 @@ def partial_sums(graph: Graph, roles: dict[str, str]) -> dict[int, Value]:
 def summed_dims(graph: Graph, roles: dict[str, str], read) -> list[str]:
     """The dims `read` sums its producer over, when the read takes all of
     them (`0 : bound`), they are parallel, and it takes the other dims at
-    the reader's own coordinates, which are all sequential (fixed while
-    the producer's points run); [] otherwise."""
+    the reader's own coordinates, which are all sequential or the worker
+    dim (fixed while the producer's points run); [] otherwise."""
     v, total = read.producer, read.consumer
     if (
         total.kind != "node"
@@ -58,7 +58,10 @@ def summed_dims(graph: Graph, roles: dict[str, str], read) -> list[str]:
         or None in v.shape
         or (total.shape, total.element) != (v.shape, v.element)
         or not set(total.domain) <= set(v.domain)
-        or any(roles[d] != "sequential" for d in total.domain)
+        # The sum's own dims are fixed while the summed points run:
+        # sequential ones, or the worker dim (one point per rank, so a
+        # rank's partial sum is of its own points: pdg-split-over-workers).
+        or any(roles[d] != "sequential" and not graph.dims[d].worker for d in total.domain)
         or any(graph.dims[d].kind == "dynamic" for d in v.domain)
     ):
         return []

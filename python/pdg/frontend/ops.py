@@ -821,7 +821,12 @@ def _emit_argmax(body: Body, args, type_: TensorType, attrs) -> Val:
     index = body.filled(type_, sizes, 0)
     coords = []
     if noise is not None:
-        coords = [body.emit(f"pdg.point @{d} : index", "index") for d in noise["dims"]]
+        # {pdg.global}: the noise is keyed by the point's coordinates in the
+        # whole program, also where a dim is split over ranks
+        # (pdg-split-over-workers), so every split draws the same samples.
+        coords = [
+            body.emit(f"pdg.point @{d} {{pdg.global}} : index", "index") for d in noise["dims"]
+        ]
         if len(args) > 1:  # the seed is a program value, read once per point
             seed = args[1]
             noise = {

@@ -93,6 +93,7 @@ class PartialSumEmitter:
         (the reader's own dims are fixed by the loops around)."""
         v = node.value
         summed = self.summed_dims(v)
+        point, free = self.own_worker_point(point, free)
         if sorted(free) != sorted(summed):
             raise PassError(
                 f"'{v.name}' is summed in chunks over {', '.join(summed)}, but runs here "
@@ -132,6 +133,19 @@ class PartialSumEmitter:
         w.line("scf.reduce")
         w.close()
 
+    def own_worker_point(self, point: dict[str, str], free: list[str]):
+        """(`point` with the worker dim among `free` at index 0, the rest of
+        `free`): a rank holds one point along it, so a rank's partial sum
+        (pdg-split-over-workers: the sum over its share of a dim, before
+        the all-reduce) runs at that point like at a fixed coordinate."""
+        workers = [d for d in free if self.m.graph.dims[d].worker]
+        if not workers:
+            return point, free
+        point = dict(point)
+        for d in workers:
+            point[d] = self.w.const(0)
+        return point, [d for d in free if d not in workers]
+
     def partial_slot(self, buf: Buffer) -> tuple[str, MemRef, str, MemRef]:
         """(this thread's scratch slot, its type, this chunk's partial sum,
         its type): the body writes the first, then it is added to the second."""
@@ -158,7 +172,7 @@ class PartialSumEmitter:
         """The sum's node: its slot is the sum of the chunks' partials, in
         order."""
         v = node.value
-        free = [d for d in v.domain if d not in point]
+        point, free = self.own_worker_point(point, [d for d in v.domain if d not in point])
         if free:
             raise PassError(
                 f"'{v.name}' adds up partial sums, but runs over "

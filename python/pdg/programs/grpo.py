@@ -58,11 +58,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from mlir import ir
 
 import pdg.frontend as pf
 from pdg import autodiff, losses, optim
 from pdg.frontend.dtypes import numpy_dtype
 from pdg.nn import GPT, DecoderConfig, LoraSpec
+from pdg.passes.data_parallel import split_over_workers
 
 from .sequences import check_positions, eos_ids, is_eos
 
@@ -214,6 +216,41 @@ class GRPOProgram:
                 else:
                     chosen = [np.asarray(tokens[k, row])[n - 1 :] for row in rows]
             out[source] = [_completion(c, self.eos, self.max_new_tokens) for c in chosen]
+        return out
+
+    # The inputs over p, which a data-parallel run splits over the ranks.
+    PER_PROMPT_INPUTS = ("prompt", "prompt_len", "prompt_key")
+
+    def data_parallel(self) -> ir.Module:
+        """The program with p split over a worker dim `w < world W`
+        (pdg-split-over-workers): each rank runs its share of the
+        microbatches (or prompts) of every iteration, and the sums over
+        them (loss, KL, the gradients) are all-reduced, so every rank
+        takes the step one process takes on the whole batch. Sampling is
+        keyed by the global coordinates: the same samples too."""
+        module = self.program.build()
+        split_over_workers(module, "p")
+        return module
+
+    def shard(self, inputs: dict, ranks: int, rank: int | None = None) -> dict:
+        """`inputs` (of the whole batch, from inputs()) for the
+        data_parallel() program on `ranks` ranks: rank `rank`'s share of
+        p, with the worker dim's extent of 1 in front; every rank's,
+        stacked along the worker dim, when `rank` is None (the
+        interpreter runs every rank)."""
+        points = inputs["prompt_len"].shape[0]
+        if ranks < 1 or points % ranks:
+            raise ValueError(
+                f"{points} points of p (microbatches) do not split evenly over {ranks} ranks"
+            )
+        share = points // ranks
+        out = dict(inputs)
+        for name in self.PER_PROMPT_INPUTS:
+            if name not in inputs:
+                continue
+            x = np.asarray(inputs[name])
+            stacked = x.reshape(ranks, share, *x.shape[1:])
+            out[name] = stacked if rank is None else stacked[rank : rank + 1]
         return out
 
     def symbols(self, inputs: dict) -> dict[str, int]:
@@ -423,7 +460,7 @@ def build_grpo(
         advantage = advantage.named("advantage")
         seq_logp = whole(logp * mask, t).sum(axis=0)
         per_sequence = losses.rloo_sequence_loss(seq_logp, advantage).named("sequence_loss")
-        loss = per_sequence[batch].mean()
+        loss = _batch_mean(per_sequence, batch)
     else:
         scale = scale_rewards
         if scale_rewards == "batch":
@@ -484,12 +521,21 @@ def _aggregate(per_token, mask, t, batch, length, loss_type: str, max_new_tokens
     whole = losses.grpo.whole_dim
     if loss_type == "grpo":
         per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
-        return per_sequence[batch].mean()
+        return _batch_mean(per_sequence, batch)
     token_sums = whole(per_token * mask, t).sum(axis=0).named("sequence_loss")
     if loss_type == "dr_grpo":
-        return token_sums[batch].mean() * (1.0 / max_new_tokens)
+        return _batch_mean(token_sums, batch) * (1.0 / max_new_tokens)
     # every token of the batch alike
     return token_sums[batch].sum() / pf.maximum(length[batch].sum(), 1.0)
+
+
+def _batch_mean(values, batch):
+    """The mean of every element of an iteration's batch of `values`, as a
+    sum over a sum of ones: two sums over the prompts, which
+    pdg-split-over-workers can split over ranks (a mean divides by the
+    extent it reads, which would be a rank's share)."""
+    ones = pf.stop_gradient(values * 0.0 + 1.0)
+    return values[batch].sum() / ones[batch].sum()
 
 
 def _scorer(reward: RewardFn, kind, eos: tuple[int, ...], max_new_tokens: int, group: int):

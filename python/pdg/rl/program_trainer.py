@@ -44,13 +44,20 @@ class GRPOProgramTrainer:
         cache: Path | None = None,
         layout: str = "group",
         microbatch: int = 1,
+        comm=None,
     ):
         """`cache`: a directory of compiled artifacts (pdg.lowering.cache):
         a program compiled there before is loaded, not compiled again.
         `layout`: how the program holds a prompt's completions (see
         programs.build_grpo): "group", the rows of aligned microbatches of
         `microbatch` prompts that step together, or "completion", a point
-        each (every batch's size must then be a multiple of `microbatch`)."""
+        each (every batch's size must then be a multiple of `microbatch`).
+        `comm` (an mpi4py communicator of several ranks, e.g.
+        MPI.COMM_WORLD): data-parallel, every rank running this with the
+        same arguments and batches; the program is split over the ranks
+        (GRPOProgram.data_parallel()), each runs its share of every
+        iteration's microbatches, and all take the steps one process takes
+        on the whole batch. Rank 0 compiles it."""
         if not isinstance(grpo, GRPOAlgorithm):
             raise TypeError("GRPOProgramTrainer runs GRPO: pass losses.GRPOAlgorithm")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -71,14 +78,38 @@ class GRPOProgramTrainer:
             layout=layout,
             microbatch=microbatch,
         )
-        built = build_artifact(self.program.program, "grpo", work, cache)
-        self.compile_seconds = {"grpo": built.seconds}
-        self.run_grpo = load(built.path)
+        self.comm = comm if comm is not None and comm.Get_size() > 1 else None
+        if self.comm is None:
+            built = build_artifact(self.program.program, "grpo", work, cache)
+            self.compile_seconds = {"grpo": built.seconds}
+            self.run_grpo = load(built.path)
+        else:
+            path, self.compile_seconds = self._compile_split(work)
+            self.run_grpo = load(path)
         self.peak_bytes = 0  # the compiled code's peak in the last run() (inputs included)
         self.greedy = GreedyEvaluator(
             config, reward, tokenizer, prompt_width, max_new_tokens, work, cache=cache
         )
         self.compile_seconds["greedy"] = self.greedy.compile_seconds
+
+    def _compile_split(self, work: Path) -> tuple[Path, dict]:
+        """The data-parallel program compiled by rank 0 into its workdir,
+        whose path every rank gets (one machine, or a shared file system);
+        a failure there is raised on every rank."""
+        from pdg.lowering.artifact import compile_module
+
+        path = error = None
+        start = time.perf_counter()
+        if self.comm.Get_rank() == 0:
+            path = work / "grpo_data_parallel.pdgx"
+            try:
+                compile_module(self.program.data_parallel(), path, gpu=False)
+            except Exception as e:  # every rank must hear of it
+                error = f"{type(e).__name__}: {e}"
+        path, error = self.comm.bcast((path, error), root=0)
+        if error:
+            raise RuntimeError(f"rank 0 could not compile the data-parallel program: {error}")
+        return path, {"grpo": time.perf_counter() - start}
 
     def start(self, weights: dict) -> TrainerState:
         """Training from `weights`, which are also the frozen reference."""
@@ -99,14 +130,24 @@ class GRPOProgramTrainer:
             state=state.optimizer,
             start_step=state.step,
         )
+        symbols = self.program.symbols(inputs)
         start = time.perf_counter()
-        out = self.run_grpo.run(inputs, self.program.symbols(inputs), udfs=self.program.udfs)
+        if self.comm is None:
+            out = self.run_grpo.run(inputs, symbols, udfs=self.program.udfs)
+        else:
+            ranks = self.comm.Get_size()
+            mine = self.program.shard(inputs, ranks, self.comm.Get_rank())
+            symbols = {**symbols, "P": symbols["P"] // ranks}
+            out = self.run_grpo.run(mine, symbols, udfs=self.program.udfs, comm=self.comm)
         seconds = (time.perf_counter() - start) / len(batches)
         self.peak_bytes = out.peak_bytes
         weights, optimizer = self.program.training.final_state(out.outputs)
         loss, kl = np.asarray(out.outputs["loss"]), np.asarray(out.outputs["kl"])
         # per completion, over [p, i, g] (or [p, i, M * G]: means need no order)
         rewards, lengths = np.asarray(out.outputs["reward"]), np.asarray(out.outputs["length"])
+        if self.comm is not None:  # [w = 1, p, i, ...] of each rank: the whole batch's
+            rewards = np.concatenate(self.comm.allgather(rewards[0]))
+            lengths = np.concatenate(self.comm.allgather(lengths[0]))
         stats = [
             StepStats(
                 state.step + k,

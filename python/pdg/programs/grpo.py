@@ -417,9 +417,10 @@ def build_grpo(
     scorer = None
     udfs = {}
     if reward_model is not None:  # scored in the program by the imported module
-        scorer = BoundRewardModel(prog, as_reward_model(reward_model), rows[0] if rows else None)
+        spec = as_reward_model(reward_model)
+        scorer = BoundRewardModel(prog, spec, rows[0] if rows else None, ends_ids, max_new_tokens)
         first_step = row_len - 1  # a completion's first token is sampled there
-        rewards = scorer(whole(chosen, t), first_step, length.astype("i64"), real)
+        rewards = scorer(whole(chosen, t), first_step, real)
         rewards = rewards.named("reward")
     else:
         if keyed_reward:

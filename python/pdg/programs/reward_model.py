@@ -16,8 +16,9 @@ pdg feeds it one point's completions at a time: the rows of a microbatch
 layout. The completions are cut out of the point's sampled tokens inside
 the imported function itself (a gather written in torch, so it lowers like
 the model), which is why the model is wrapped before import: the wrapper
-takes the point's tokens along t, each row's first completion step (its
-prompt length - 1) and each row's length.
+takes the point's tokens along t and each row's first completion step (its
+prompt length - 1), and finds each completion's end (its first EOS, or
+max_new_tokens) from the tokens.
 """
 
 from __future__ import annotations
@@ -57,13 +58,20 @@ class BoundRewardModel:
     """The imported reward model in one GRPO program: its weights (program
     inputs) and the node that scores a point's completions."""
 
-    def __init__(self, program: pf.Program, spec: RewardModel, rows: int | None):
+    def __init__(
+        self,
+        program: pf.Program,
+        spec: RewardModel,
+        rows: int | None,
+        eos: tuple[int, ...],
+        max_new_tokens: int,
+    ):
         from pdg.nn import from_torch
         from pdg.nn.from_torch import TorchModule
 
         self.spec = spec
         self.rows = rows
-        wrapper, example, dynamic = _wrapped(spec.module, rows)
+        wrapper, example, dynamic = _wrapped(spec.module, rows, eos, max_new_tokens)
         imported = from_torch(wrapper, example, dynamic_shapes=dynamic, cache_dir=spec.cache_dir)
         want = (rows,) if rows else ()
         result = imported.result_type
@@ -75,11 +83,11 @@ class BoundRewardModel:
             )
         self.module: TorchModule = imported.bind(program, PATH)
 
-    def __call__(self, steps, start, lengths, dtype: str) -> pf.RecurrentTensor:
+    def __call__(self, steps, start, dtype: str) -> pf.RecurrentTensor:
         """Each completion's score: `steps` the point's sampled tokens along
         t ((T, B), or (T,) for one completion), `start` each row's first
-        completion step, `lengths` its number of tokens (int64)."""
-        scores = self.module(steps, start, lengths)
+        completion step (int64)."""
+        scores = self.module(steps, start)
         return scores if scores.dtype == dtype else scores.astype(dtype)
 
     def inputs_from(self, weights: Mapping | None) -> dict[str, np.ndarray]:
@@ -97,9 +105,11 @@ class BoundRewardModel:
         return self.module.inputs_from({_PREFIX + k: v for k, v in weights.items()})
 
 
-def _wrapped(module, rows: int | None):
+def _wrapped(module, rows: int | None, eos: tuple[int, ...], max_new_tokens: int):
     """The module behind the gather that cuts a point's completions out of
-    its tokens along t, with example inputs and the dynamic axis (T)."""
+    its tokens along t, with example inputs and the dynamic axis (T). Each
+    completion's length is found here from its tokens (its first EOS), the
+    host reward's definition, not from the program's step mask."""
     import torch
 
     if not isinstance(module, torch.nn.Module):
@@ -114,18 +124,29 @@ def _wrapped(module, rows: int | None):
             super().__init__()
             self.model = module
 
-        def forward(self, steps, start, lengths):
+        def forward(self, steps, start):
             if steps.dim() == 1:  # one completion per point
-                steps, start, lengths = steps[:, None], start[None], lengths[None]
+                steps, start = steps[:, None], start[None]
             count = steps.shape[0]
             k = torch.arange(count)[None, :]
             at = (start[:, None] + k).clamp(max=count - 1)
             ids = torch.gather(steps.transpose(0, 1), 1, at)
+            # A completion: up to and with its first EOS, at most
+            # max_new_tokens, within the steps that ran (as the host reward).
+            # (Sizes stay on the right of tensor arithmetic: torch-mlir
+            # cannot lower `size - tensor`.)
+            inside = (start[:, None] + k < count) & (k < max_new_tokens)
+            hit = ids == eos[0]
+            for other in eos[1:]:
+                hit = hit | (ids == other)
+            ended = inside & hit
+            # The first EOS's index (count or more where there is none).
+            first = (k + (~ended).to(torch.int64) * count).min(dim=1).values
+            lengths = torch.minimum(first + 1, inside.sum(1))
             ids = torch.where(k < lengths[:, None], ids, torch.zeros_like(ids))
             scores = self.model(ids, lengths)
             return scores.reshape(-1) if rows else scores.reshape(())
 
     steps = torch.zeros((3, rows) if rows else (3,), dtype=torch.int64)
     start = torch.zeros((rows,) if rows else (), dtype=torch.int64)
-    lengths = torch.ones((rows,) if rows else (), dtype=torch.int64)
-    return CompletionScorer(), (steps, start, lengths), [{0: "steps"}, None, None]
+    return CompletionScorer(), (steps, start), [{0: "steps"}, None]

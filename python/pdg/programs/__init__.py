@@ -3,6 +3,7 @@ training, one RL update on given samples, and GRPO as one program."""
 
 from .decode import DecodeProgram, build_decode
 from .grpo import GRPOProgram, build_grpo
+from .reward_model import RewardModel
 from .rl_step import RLStepProgram, ValuesProgram, build_rl_step, build_values
 from .train_lm import TrainProgram, build_train_lm, copy_batches
 
@@ -10,6 +11,7 @@ __all__ = [
     "DecodeProgram",
     "GRPOProgram",
     "RLStepProgram",
+    "RewardModel",
     "TrainProgram",
     "ValuesProgram",
     "build_decode",

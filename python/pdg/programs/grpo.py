@@ -66,6 +66,7 @@ from pdg.frontend.dtypes import numpy_dtype
 from pdg.nn import GPT, DecoderConfig, LoraSpec
 from pdg.passes.data_parallel import split_over_workers
 
+from .reward_model import BoundRewardModel, as_reward_model
 from .sequences import check_positions, eos_ids, is_eos
 
 # The reward of one completion: (prompt token ids, completion token ids up
@@ -98,6 +99,7 @@ class GRPOProgram:
     microbatch: int = 1  # prompts per point in the group layout
     training: optim.Training | None = None  # with an optimizer
     keyed: bool = False  # the reward reads each prompt's key (input prompt_key)
+    reward_model: BoundRewardModel | None = None  # build_grpo(reward_model=...)
 
     def inputs(
         self,
@@ -108,13 +110,16 @@ class GRPOProgram:
         state: dict | None = None,
         start_step: int = 0,
         keys: Sequence[Sequence[int]] | None = None,
+        reward_weights: dict | None = None,
     ) -> dict[str, np.ndarray]:
         """Program inputs: `prompts[i][p]` the token ids of prompt p at
         iteration i (one iteration without an optimizer), the policy's
         weights (and optimizer `state`, `start_step` when training) and the
         reference's, by path (None with LoRA: `weights` holds the base
         model and the adapters). `keys[i][p]`: an integer the keyed reward
-        receives with each completion of that prompt (keyed programs only)."""
+        receives with each completion of that prompt (keyed programs only).
+        `reward_weights`: the PyTorch reward model's state_dict (programs
+        built with reward_model= only; None: the module's weights now)."""
         iterations = len(prompts)
         if iterations == 0 or not prompts[0]:
             raise ValueError("give at least one iteration of at least one prompt")
@@ -173,6 +178,10 @@ class GRPOProgram:
         inputs.update(prompt=padded, prompt_len=lengths, seed=np.asarray(seed, np.int64))
         if self.keyed:
             inputs["prompt_key"] = key_of
+        if self.reward_model is not None:
+            inputs.update(self.reward_model.inputs_from(reward_weights))
+        elif reward_weights is not None:
+            raise ValueError("reward_weights are for programs built with reward_model=")
         return inputs
 
     def order(self, prompt_lengths: Sequence[int]) -> np.ndarray:
@@ -267,7 +276,7 @@ LAYOUTS = ("group", "completion")
 def build_grpo(
     config: DecoderConfig,
     grpo: losses.GRPOAlgorithm | losses.RLOOAlgorithm,
-    reward: RewardFn,
+    reward: RewardFn | None,
     *,
     eos: int | Sequence[int] | None,
     prompt_width: int,
@@ -281,6 +290,7 @@ def build_grpo(
     lora: LoraSpec | None = None,
     scale_rewards: str = "group",
     gradients: bool = True,
+    reward_model=None,
 ) -> GRPOProgram:
     """`grpo`: the algorithm, GRPO's, or RLOO's as TRL's RLOOTrainer has
     it (losses.rloo: the leave-one-out advantages of rewards with the KL
@@ -298,7 +308,10 @@ def build_grpo(
     their group's mean, divided by the group's std ("group"), by the std of
     the iteration's whole batch ("batch"), or not divided ("none").
     `lora`: only the adapters it adds to the policy train; the reference is
-    the policy without them (one set of base weights, no `ref.*` inputs)."""
+    the policy without them (one set of base weights, no `ref.*` inputs).
+    `reward_model`: a torch.nn.Module (or programs.RewardModel) that
+    scores each completion inside the program, instead of `reward` (give
+    None): see programs/reward_model.py for its forward(ids, lengths)."""
     if not isinstance(grpo, (losses.GRPOAlgorithm, losses.RLOOAlgorithm)):
         raise pf.ProgramError("build_grpo() needs a losses.GRPOAlgorithm or RLOOAlgorithm")
     rloo = isinstance(grpo, losses.RLOOAlgorithm)
@@ -310,7 +323,13 @@ def build_grpo(
         raise pf.ProgramError("RLOO's advantages are leave-one-out baselines: no scale_rewards")
     if grpo.group < 2:
         raise pf.ProgramError(f"a group needs at least 2 completions, got {grpo.group}")
-    if not callable(reward):
+    if reward_model is not None:
+        if reward is not None or keyed_reward:
+            raise pf.ProgramError(
+                "give either a reward callback or a reward_model, not both",
+                hint="build_grpo(config, algorithm, None, reward_model=module, ...)",
+            )
+    elif not callable(reward):
         raise pf.ProgramError("the reward must be a callable (prompt ids, completion ids) -> float")
     if max_new_tokens < 1 or prompt_width < 1:
         raise pf.ProgramError("prompt_width and max_new_tokens must be at least 1")
@@ -430,22 +449,32 @@ def build_grpo(
     # Rewards on each finished completion, group-normalized advantages.
     real_type = np.dtype(numpy_dtype(real)).type
     group = grpo.group if rows else 0
-    if keyed_reward:
-        score = _keyed_scorer(reward, real_type, ends_ids, max_new_tokens, group)
-    else:
-        score = _scorer(reward, real_type, ends_ids, max_new_tokens, group)
     whole = losses.grpo.whole_dim
-    rewards = prog.udf(
-        score,
-        [prompt, prompt_len, *([key] if keyed_reward else []), whole(chosen, t)],
-        rows,
-        real,
-        domain=[*per_prompt, *group_dims],
-        name="reward",
-    )
+    length = whole(mask, t).sum(axis=0).named("length")
+    scorer = None
+    udfs = {}
+    if reward_model is not None:  # scored in the program by the imported module
+        spec = as_reward_model(reward_model)
+        scorer = BoundRewardModel(prog, spec, rows[0] if rows else None, ends_ids, max_new_tokens)
+        first_step = row_len - 1  # a completion's first token is sampled there
+        rewards = scorer(whole(chosen, t), first_step, real)
+        rewards = rewards.named("reward")
+    else:
+        if keyed_reward:
+            score = _keyed_scorer(reward, real_type, ends_ids, max_new_tokens, group)
+        else:
+            score = _scorer(reward, real_type, ends_ids, max_new_tokens, group)
+        udfs["reward"] = score
+        rewards = prog.udf(
+            score,
+            [prompt, prompt_len, *([key] if keyed_reward else []), whole(chosen, t)],
+            rows,
+            real,
+            domain=[*per_prompt, *group_dims],
+            name="reward",
+        )
     # An iteration's whole batch of a value over the prompts (and g).
     batch = tuple([slice(0, p.size), *outer, *(slice(0, g.size) for g in group_dims)])
-    length = whole(mask, t).sum(axis=0).named("length")
     delta = ref_logp - logp
     if rloo:
         # TRL's RLOO: the KL is a penalty in the reward, beta times the
@@ -495,13 +524,14 @@ def build_grpo(
         policy,
         reference,
         prompt_width,
-        udfs={"reward": score},
+        udfs=udfs,
         group=grpo.group,
         eos=ends_ids,
         max_new_tokens=max_new_tokens,
         layout=layout,
         microbatch=microbatch,
         keyed=keyed_reward,
+        reward_model=scorer,
     )
     if optimizer is None:
         prog.output("tokens", chosen)

@@ -184,3 +184,34 @@ def test_05_one_artifact_serves_new_weights(import_cache, tmp_path):
     for model in (first, second):
         out = program.run({**m.inputs_from(model.state_dict()), "x": xs}, {}).outputs["y"]
         assert_close(out, _points(model, xs))
+
+
+class SumOfLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):  # x: (seq, 4); seq may be 0
+        return self.lin(x).sum(0)
+
+
+def test_an_empty_slice_is_read_as_zero_rows(import_cache, tmp_path):
+    """x[0 : t] at t = 0 is a (0, 4) read: the imported body runs on it as
+    PyTorch does (a sum over no rows is 0), interpreted and compiled."""
+    torch.manual_seed(3)
+    model = SumOfLinear()
+    imported = from_torch(
+        model, (torch.randn(5, 4),), dynamic_shapes=[{0: "seq"}], cache_dir=import_cache
+    )
+    prog = pf.Program("empty_slice")
+    t = prog.dim("t", launch="T")
+    x = prog.input("x", (4,), "f32", domain=[t])
+    m = imported.bind(prog, "m")
+    prog.output("y", m(x[0:t]))
+    xs = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32)
+    inputs = {**m.inputs_from(model.state_dict()), "x": xs}
+    interpreted, compiled = run_both(prog, inputs, {"T": 3}, tmp_path)
+    expected = np.stack([model(torch.tensor(xs[:k])).detach().numpy() for k in range(3)])
+    assert not expected[0].any()
+    assert_close(interpreted["y"], expected)
+    assert_close(compiled["y"], expected)

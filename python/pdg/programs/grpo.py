@@ -96,6 +96,7 @@ class GRPOProgram:
     microbatch: int = 1  # prompts per point in the group layout
     training: optim.Training | None = None  # with an optimizer
     keyed: bool = False  # the reward reads each prompt's key (input prompt_key)
+    shared_prefill: bool = False  # see build_grpo(share_prefill=)
 
     def inputs(
         self,
@@ -202,12 +203,14 @@ class GRPOProgram:
         caller's order."""
         out = [None] * len(prompt_lengths)
         rows = range(self.group)
+        held = [prompt_lengths[source] for source in self.order(prompt_lengths)]
         for k, source in enumerate(self.order(prompt_lengths)):
             n = prompt_lengths[source]
             if self.layout == "group":
                 steps = np.asarray(tokens[k // self.microbatch])  # (T, M * G)
                 first = (k % self.microbatch) * self.group
-                chosen = [steps[n - 1 :, first + row] for row in rows]
+                begin = n - 1 - self._first_step(held, k)
+                chosen = [steps[begin:, first + row] for row in rows]
             else:  # [p, g, t], in (p, g) order when ragged
                 if isinstance(tokens, list):
                     chosen = [np.asarray(tokens[k * self.group + row])[n - 1 :] for row in rows]
@@ -215,6 +218,15 @@ class GRPOProgram:
                     chosen = [np.asarray(tokens[k, row])[n - 1 :] for row in rows]
             out[source] = [_completion(c, self.eos, self.max_new_tokens) for c in chosen]
         return out
+
+    def _first_step(self, held_lengths: Sequence[int], k: int) -> int:
+        """The position of the first generation step of held prompt k's
+        microbatch: 0, or with a shared prefill its shortest prompt's last
+        position (the steps before are the prefill's)."""
+        if not self.shared_prefill:
+            return 0
+        start = (k // self.microbatch) * self.microbatch
+        return min(held_lengths[start : start + self.microbatch]) - 1
 
     def symbols(self, inputs: dict) -> dict[str, int]:
         """The launch symbols of a run on `inputs`."""
@@ -244,6 +256,7 @@ def build_grpo(
     lora: LoraSpec | None = None,
     scale_rewards: str = "group",
     gradients: bool = True,
+    share_prefill: bool | None = None,
 ) -> GRPOProgram:
     """`grpo`: the algorithm, GRPO's, or RLOO's as TRL's RLOOTrainer has
     it (losses.rloo: the leave-one-out advantages of rewards with the KL
@@ -261,7 +274,14 @@ def build_grpo(
     their group's mean, divided by the group's std ("group"), by the std of
     the iteration's whole batch ("batch"), or not divided ("none").
     `lora`: only the adapters it adds to the policy train; the reference is
-    the policy without them (one set of base weights, no `ref.*` inputs)."""
+    the policy without them (one set of base weights, no `ref.*` inputs).
+    `share_prefill` (the group layout's default; full attention only):
+    the positions every row of a microbatch is still in its prompt at
+    (up to the shortest prompt's last) run once per prompt, M rows over a
+    dim s of their own, and the M * G rows' steps start there, attending
+    over that shared cache and their own; the samples, the loss and its
+    gradients are those of share_prefill=False, which steps all M * G
+    rows from position 0."""
     if not isinstance(grpo, (losses.GRPOAlgorithm, losses.RLOOAlgorithm)):
         raise pf.ProgramError("build_grpo() needs a losses.GRPOAlgorithm or RLOOAlgorithm")
     rloo = isinstance(grpo, losses.RLOOAlgorithm)
@@ -295,6 +315,19 @@ def build_grpo(
             "only the group layout holds several prompts per point",
             hint="use layout='group' or microbatch=1",
         )
+    if share_prefill is None:
+        share_prefill = layout == "group"
+    if share_prefill and layout != "group":
+        raise pf.ProgramError(
+            "share_prefill needs the group layout (a prompt's rows in one point)",
+            hint="use layout='group', or share_prefill=False",
+        )
+    patterns = config.layer_patterns or (config.pattern,)
+    if share_prefill and any(pattern.kind != "full" for pattern in patterns):
+        raise pf.ProgramError(
+            "share_prefill needs full attention in every layer",
+            hint="use share_prefill=False for window or block attention",
+        )
     ends_ids = eos_ids(eos)
     check_positions(config, prompt_width + max_new_tokens - 1, "prompt_width + max_new_tokens - 1")
     prog = pf.Program("grpo")
@@ -304,6 +337,8 @@ def build_grpo(
     outer = [i] if i is not None else []
     # Per completion: g (static: the group) is a dim of every sequence value.
     group_dims = [prog.dim("g", grpo.group)] if layout == "completion" else []
+    # The shared prefill's positions: those of the shortest prompt.
+    s = prog.dim("s", dynamic="S", max=prompt_width) if share_prefill else None
     # A prompt of full width leaves max_new_tokens positions to generate at.
     t = prog.dim("t", dynamic="T", max=prompt_width + max_new_tokens - 1)
     per_prompt = [p, *outer]
@@ -333,7 +368,29 @@ def build_grpo(
     # Generation. Positions are per sequence: a value over t alone would
     # run once for all sequences, outside the loop over i that they end in.
     # A microbatch's rows share the position: they are aligned.
-    pos = prog.coordinate(t, domain=sequence).named("pos")
+    step_pos = prog.coordinate(t, domain=sequence)
+    policy_prefix = reference_prefix = None
+    if share_prefill:
+        # Positions 0 .. first (the shortest prompt's last) run once per
+        # prompt over s; t then counts the rows' steps from `first` on,
+        # attending over the prefix before `first` and their own cache.
+        first = (prompt_len.min() - 1).named("first_step")
+        prefix_pos = prog.coordinate(s, domain=[*per_prompt, s]).named("prefix_pos")
+        prefix_tok = pf.take(prompt, prefix_pos, axis=1).named("prefix_tok")
+        s.until((prefix_pos >= first).named("prefix_done"))
+        visible = prefix_pos < first
+
+        def prefix_of(model: GPT):
+            return model.prefix(prefix_tok, prefix_pos, s, visible, grpo.group)
+
+        policy_prefix = prefix_of(policy)
+        if reference is None:
+            with policy.without_adapters():
+                reference_prefix = prefix_of(policy)
+        else:
+            reference_prefix = prefix_of(reference)
+        step_pos = step_pos + first
+    pos = step_pos.named("pos")
     at = pf.minimum(pos, prompt_width - 1)
     prompt_tok = per_row(pf.take(prompt, at, axis=len(prompts))).named("prompt_tok")
     row_len = per_row(prompt_len).named("row_len")  # its prompt's length, per row
@@ -341,8 +398,11 @@ def build_grpo(
     tok = prog.recurrent(rows, "i64", domain=sequence, name="tok")
     tok[t == 0] = prompt_tok
     tok[t > 0] = pf.where(pos < row_len, prompt_tok, chosen[t - 1])
-    logits = policy(tok, pos, t).named("logits")
-    chosen[...] = pf.sample(logits, seed=seed, temperature=grpo.temperature)
+    logits = policy(tok, pos, t, policy_prefix).named("logits")
+    # The noise is drawn at the position, so both prefill modes sample alike.
+    chosen[...] = pf.sample(
+        logits, seed=seed, temperature=grpo.temperature, at={"t": pos} if share_prefill else None
+    )
     generating = (pos >= row_len - 1).named("generating")
     # A completion ends on EOS or at its max_new_tokens-th token, whatever
     # its prompt's length.
@@ -382,9 +442,11 @@ def build_grpo(
     logp = chosen_of(policy_log_p).named("logp")
     if reference is None:  # LoRA: the base model is the policy without its adapters
         with policy.without_adapters():
-            ref_logp = chosen_of(log_probs(policy(tok, pos, t))).named("ref_logp")
+            base_logits = policy(tok, pos, t, reference_prefix)
+        ref_logp = chosen_of(log_probs(base_logits)).named("ref_logp")
     else:
-        ref_logp = chosen_of(log_probs(reference(tok, pos, t))).named("ref_logp")
+        ref_logits = reference(tok, pos, t, reference_prefix)
+        ref_logp = chosen_of(log_probs(ref_logits)).named("ref_logp")
     # The entropy of the distribution each token was sampled from (TRL's
     # `entropy`); only logged, so no gradient flows through it.
     entropy_tok = -(pf.exp(policy_log_p) * policy_log_p).sum(axis=-1)
@@ -394,9 +456,9 @@ def build_grpo(
     real_type = np.dtype(numpy_dtype(real)).type
     group = grpo.group if rows else 0
     if keyed_reward:
-        score = _keyed_scorer(reward, real_type, ends_ids, max_new_tokens, group)
+        score = _keyed_scorer(reward, real_type, ends_ids, max_new_tokens, group, share_prefill)
     else:
-        score = _scorer(reward, real_type, ends_ids, max_new_tokens, group)
+        score = _scorer(reward, real_type, ends_ids, max_new_tokens, group, share_prefill)
     whole = losses.grpo.whole_dim
     rewards = prog.udf(
         score,
@@ -465,6 +527,7 @@ def build_grpo(
         layout=layout,
         microbatch=microbatch,
         keyed=keyed_reward,
+        shared_prefill=share_prefill,
     )
     if optimizer is None:
         prog.output("tokens", chosen)
@@ -492,28 +555,35 @@ def _aggregate(per_token, mask, t, batch, length, loss_type: str, max_new_tokens
     return token_sums[batch].sum() / pf.maximum(length[batch].sum(), 1.0)
 
 
-def _scorer(reward: RewardFn, kind, eos: tuple[int, ...], max_new_tokens: int, group: int):
+def _scorer(
+    reward: RewardFn, kind, eos: tuple[int, ...], max_new_tokens: int, group: int, shared: bool
+):
     """The reward udf: (prompt, its length, the chosen tokens along t) ->
     the reward of the completion; or, with rows (`group` > 0), (prompts (M,
     width), lengths (M,), tokens (T, M * G)) -> the reward of each row,
     row r a completion of prompt r // G (cut where it ended, as the steps
-    past its end are not its)."""
+    past its end are not its). `shared`: the tokens start at the shortest
+    prompt's last position (a shared prefill ran the ones before)."""
 
     def score(prompt_ids, prompt_length, tokens):
         if not group:
             n = int(prompt_length)
             return kind(reward(prompt_ids[:n], tokens[n - 1 :]))
         out = np.zeros(tokens.shape[1], kind)
+        skipped = int(np.min(prompt_length)) - 1 if shared else 0
         for row in range(tokens.shape[1]):
             n = int(prompt_length[row // group])
             ids = prompt_ids[row // group, :n]
-            out[row] = reward(ids, _completion(tokens[n - 1 :, row], eos, max_new_tokens))
+            done = tokens[n - 1 - skipped :, row]
+            out[row] = reward(ids, _completion(done, eos, max_new_tokens))
         return out
 
     return score
 
 
-def _keyed_scorer(reward, kind, eos: tuple[int, ...], max_new_tokens: int, group: int):
+def _keyed_scorer(
+    reward, kind, eos: tuple[int, ...], max_new_tokens: int, group: int, shared: bool
+):
     """The reward udf of a keyed program: (prompt, its length, its key, the
     chosen tokens along t) -> the reward of the completion, or with rows
     (`group` > 0) (prompts (M, width), lengths (M,), keys (M,), tokens (T,
@@ -527,11 +597,12 @@ def _keyed_scorer(reward, kind, eos: tuple[int, ...], max_new_tokens: int, group
             done = [_completion(tokens[n - 1 :], eos, max_new_tokens)]
             return kind(_checked(reward([int(key)], ids, done), 1)[0])
         keys, ids, done = [], [], []
+        skipped = int(np.min(prompt_length)) - 1 if shared else 0  # see _scorer
         for row in range(tokens.shape[1]):
             n = int(prompt_length[row // group])
             keys.append(int(key[row // group]))
             ids.append(prompt_ids[row // group, :n])
-            done.append(_completion(tokens[n - 1 :, row], eos, max_new_tokens))
+            done.append(_completion(tokens[n - 1 - skipped :, row], eos, max_new_tokens))
         return np.asarray(_checked(reward(keys, ids, done), len(keys)), kind)
 
     return score

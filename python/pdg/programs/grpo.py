@@ -275,7 +275,7 @@ def build_grpo(
     the iteration's whole batch ("batch"), or not divided ("none").
     `lora`: only the adapters it adds to the policy train; the reference is
     the policy without them (one set of base weights, no `ref.*` inputs).
-    `share_prefill` (the group layout's default; full attention only):
+    `share_prefill` (the default in the group layout with full attention):
     the positions every row of a microbatch is still in its prompt at
     (up to the shortest prompt's last) run once per prompt, M rows over a
     dim s of their own, and the M * G rows' steps start there, attending
@@ -315,15 +315,15 @@ def build_grpo(
             "only the group layout holds several prompts per point",
             hint="use layout='group' or microbatch=1",
         )
+    full = all(pattern.kind == "full" for pattern in config.layer_patterns or (config.pattern,))
     if share_prefill is None:
-        share_prefill = layout == "group"
+        share_prefill = layout == "group" and full
     if share_prefill and layout != "group":
         raise pf.ProgramError(
             "share_prefill needs the group layout (a prompt's rows in one point)",
             hint="use layout='group', or share_prefill=False",
         )
-    patterns = config.layer_patterns or (config.pattern,)
-    if share_prefill and any(pattern.kind != "full" for pattern in patterns):
+    if share_prefill and not full:
         raise pf.ProgramError(
             "share_prefill needs full attention in every layer",
             hint="use share_prefill=False for window or block attention",

@@ -44,13 +44,15 @@ class GRPOProgramTrainer:
         cache: Path | None = None,
         layout: str = "group",
         microbatch: int = 1,
+        share_prefill: bool | None = None,
     ):
         """`cache`: a directory of compiled artifacts (pdg.lowering.cache):
         a program compiled there before is loaded, not compiled again.
         `layout`: how the program holds a prompt's completions (see
         programs.build_grpo): "group", the rows of aligned microbatches of
         `microbatch` prompts that step together, or "completion", a point
-        each (every batch's size must then be a multiple of `microbatch`)."""
+        each (every batch's size must then be a multiple of `microbatch`).
+        `share_prefill`: see programs.build_grpo (None: its default)."""
         if not isinstance(grpo, GRPOAlgorithm):
             raise TypeError("GRPOProgramTrainer runs GRPO: pass losses.GRPOAlgorithm")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -70,6 +72,7 @@ class GRPOProgramTrainer:
             clip_norm=clip_norm,
             layout=layout,
             microbatch=microbatch,
+            share_prefill=share_prefill,
         )
         built = build_artifact(self.program.program, "grpo", work, cache)
         self.compile_seconds = {"grpo": built.seconds}

@@ -782,7 +782,8 @@ def _emit_argmax(body: Body, args, type_: TensorType, attrs) -> Val:
     if noise is not None:
         # A dim named in `at` hashes the given coordinate (its value, read
         # once per point, after the seed if the seed is a value).
-        given = dict(zip(noise.get("at", ()), args[len(args) - len(noise.get("at", ())) :]))
+        named = noise.get("at", ())
+        given = dict(zip(named, args[len(args) - len(named) :], strict=True))
         coords = []
         for d in noise["dims"]:
             if d in given:

@@ -43,6 +43,7 @@ from .lora import LoraSpec, add_adapters
 from .rope import RopeScaling, rope_frequencies
 
 POSITIONS = ("learned", "rotary")
+NORMS = ("layernorm", "rmsnorm")
 # A score no softmax weight survives: added to keys a row must not see.
 HIDDEN_SCORE = -1e30
 
@@ -66,8 +67,6 @@ class Prefix:
 
         k, v = self.layers[layer]
         return PrefixRead(whole(k), whole(v), whole(self.bias), self.group)
-
-NORMS = ("layernorm", "rmsnorm")
 
 
 @dataclass(frozen=True)

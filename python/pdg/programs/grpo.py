@@ -97,6 +97,7 @@ class GRPOProgram:
     training: optim.Training | None = None  # with an optimizer
     keyed: bool = False  # the reward reads each prompt's key (input prompt_key)
     shared_prefill: bool = False  # see build_grpo(share_prefill=)
+    staleness: int = 0  # see build_grpo(staleness=)
 
     def inputs(
         self,
@@ -257,6 +258,7 @@ def build_grpo(
     scale_rewards: str = "group",
     gradients: bool = True,
     share_prefill: bool | None = None,
+    staleness: int = 0,
 ) -> GRPOProgram:
     """`grpo`: the algorithm, GRPO's, or RLOO's as TRL's RLOOTrainer has
     it (losses.rloo: the leave-one-out advantages of rewards with the KL
@@ -281,7 +283,13 @@ def build_grpo(
     dim s of their own, and the M * G rows' steps start there, attending
     over that shared cache and their own; the samples, the loss and its
     gradients are those of share_prefill=False, which steps all M * G
-    rows from position 0."""
+    rows from position 0.
+    `staleness` k (with an optimizer, GRPO, no LoRA): iteration i samples
+    with the weights of iteration max(i - k, 0) (the behaviour policy, as
+    a generator one or more updates behind the trainer does), the current
+    policy scores the sampled tokens beside it, and the loss's ratio is to
+    the behaviour policy's log-probs, clipped (PPO's off-policy
+    correction). 0: the sampling policy is the policy itself."""
     if not isinstance(grpo, (losses.GRPOAlgorithm, losses.RLOOAlgorithm)):
         raise pf.ProgramError("build_grpo() needs a losses.GRPOAlgorithm or RLOOAlgorithm")
     rloo = isinstance(grpo, losses.RLOOAlgorithm)
@@ -314,6 +322,18 @@ def build_grpo(
         raise pf.ProgramError(
             "only the group layout holds several prompts per point",
             hint="use layout='group' or microbatch=1",
+        )
+    if isinstance(staleness, bool) or not isinstance(staleness, int) or staleness < 0:
+        raise pf.ProgramError(f"staleness must be a whole number of iterations, got {staleness!r}")
+    if staleness and optimizer is None:
+        raise pf.ProgramError(
+            "staleness needs an optimizer: without one the program is one iteration",
+            hint="pass optimizer=..., or staleness=0",
+        )
+    if staleness and (rloo or lora is not None):
+        raise pf.ProgramError(
+            "staleness is built for GRPO's clipped loss on full weights so far",
+            hint="use losses.GRPOAlgorithm without lora, or staleness=0",
         )
     full = all(pattern.kind == "full" for pattern in config.layer_patterns or (config.pattern,))
     if share_prefill is None:
@@ -364,12 +384,21 @@ def build_grpo(
     if i is not None:
         prog.iterate_parameters(i)
     policy = GPT(prog, config, lora=lora)
+    # The behaviour policy: the weights `staleness` iterations back (the
+    # starting ones before that), read through an access along i.
+    behind = {}
+    if staleness:
+        for path, w in policy.trainable_parameters().items():
+            lag = prog.recurrent(w.shape, w.dtype, domain=[i], name=f"{w.name}_behind")
+            lag[i < staleness] = prog.initial_value(w)
+            lag[i >= staleness] = w[i - staleness]
+            behind[path] = lag
 
     # Generation. Positions are per sequence: a value over t alone would
     # run once for all sequences, outside the loop over i that they end in.
     # A microbatch's rows share the position: they are aligned.
     step_pos = prog.coordinate(t, domain=sequence)
-    policy_prefix = reference_prefix = None
+    policy_prefix = reference_prefix = behaviour_prefix = None
     if share_prefill:
         # Positions 0 .. first (the shortest prompt's last) run once per
         # prompt over s; t then counts the rows' steps from `first` on,
@@ -384,6 +413,9 @@ def build_grpo(
             return model.prefix(prefix_tok, prefix_pos, s, visible, grpo.group)
 
         policy_prefix = prefix_of(policy)
+        if staleness:
+            with policy.weights_replaced(behind):
+                behaviour_prefix = prefix_of(policy)
         if reference is None:
             with policy.without_adapters():
                 reference_prefix = prefix_of(policy)
@@ -399,9 +431,13 @@ def build_grpo(
     tok[t == 0] = prompt_tok
     tok[t > 0] = pf.where(pos < row_len, prompt_tok, chosen[t - 1])
     logits = policy(tok, pos, t, policy_prefix).named("logits")
+    sampling = logits
+    if staleness:  # the behaviour policy samples; the policy scores its tokens
+        with policy.weights_replaced(behind):
+            sampling = policy(tok, pos, t, behaviour_prefix).named("behaviour_logits")
     # The noise is drawn at the position, so both prefill modes sample alike.
     chosen[...] = pf.sample(
-        logits, seed=seed, temperature=grpo.temperature, at={"t": pos} if share_prefill else None
+        sampling, seed=seed, temperature=grpo.temperature, at={"t": pos} if share_prefill else None
     )
     generating = (pos >= row_len - 1).named("generating")
     # A completion ends on EOS or at its max_new_tokens-th token, whatever
@@ -440,6 +476,10 @@ def build_grpo(
     # gradient flows through these), and the reference's, step by step.
     policy_log_p = log_probs(logits)
     logp = chosen_of(policy_log_p).named("logp")
+    # The sampling policy's log-probs: the loss's ratio is to them.
+    old_logp = pf.stop_gradient(logp)
+    if staleness:
+        old_logp = pf.stop_gradient(chosen_of(log_probs(sampling))).named("behaviour_logp")
     if reference is None:  # LoRA: the base model is the policy without its adapters
         with policy.without_adapters():
             base_logits = policy(tok, pos, t, reference_prefix)
@@ -495,10 +535,11 @@ def build_grpo(
         else:
             advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps, scale)
         advantage = advantage.named("advantage")
-        # The loss: one update per batch, so the sampling policy is the
-        # policy itself (ratio 1, its gradient the log-prob's).
+        # The loss: one update per batch, so without staleness the
+        # sampling policy is the policy itself (ratio 1, its gradient the
+        # log-prob's); with it, the ratio to the behaviour policy, clipped.
         per_token = losses.grpo_token_loss(
-            logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
+            logp, old_logp, ref_logp, advantage, grpo.clip, grpo.beta
         )
         loss = _aggregate(per_token, mask, t, batch, length, loss_type, max_new_tokens)
     loss = loss.named("loss")
@@ -528,6 +569,7 @@ def build_grpo(
         microbatch=microbatch,
         keyed=keyed_reward,
         shared_prefill=share_prefill,
+        staleness=staleness,
     )
     if optimizer is None:
         prog.output("tokens", chosen)

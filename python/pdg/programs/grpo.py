@@ -22,7 +22,10 @@ one of two ways:
   masked out of the loss, the reward and the lengths. Stores along t hold
   the microbatch's steps, not the bound. p then counts microbatches, and
   the per-row outputs are in sorted order (GRPOProgram.by_prompt() and
-  completions() put them back in the caller's).
+  completions() put them back in the caller's). With share_prefill (the
+  default here), the positions before the shortest prompt of a microbatch
+  ends run once per prompt over a dim s (M rows), and t counts the M * G
+  rows' steps from that prompt's last position on (see build_grpo()).
 - "completion": each completion is a point of its own over a static dim g
   ([p, i, g, t]) and ends at its own step.
 
@@ -41,7 +44,8 @@ row).
 
 Without an optimizer the program is one iteration (no i) and outputs the
 loss's gradient for every policy weight (`g_<path>`) and the sampled
-`tokens` (GRPOProgram.completions() reads them); with one, the weights and
+`tokens` (GRPOProgram.completions() reads them, whether t starts at
+position 0 or after a shared prefill); with one, the weights and
 the optimizer state are recurrences over i and the outputs are the final
 state (optim.Training). Either way it outputs per iteration the `loss`, the
 mean per-token `kl` to the reference (k3, over the completion tokens), the

@@ -45,6 +45,7 @@ class GRPOProgramTrainer:
         layout: str = "group",
         microbatch: int = 1,
         share_prefill: bool | None = None,
+        staleness: int = 0,
     ):
         """`cache`: a directory of compiled artifacts (pdg.lowering.cache):
         a program compiled there before is loaded, not compiled again.
@@ -52,7 +53,9 @@ class GRPOProgramTrainer:
         programs.build_grpo): "group", the rows of aligned microbatches of
         `microbatch` prompts that step together, or "completion", a point
         each (every batch's size must then be a multiple of `microbatch`).
-        `share_prefill`: see programs.build_grpo (None: its default)."""
+        `share_prefill`: see programs.build_grpo (None: its default).
+        `staleness` k: iteration i samples with the weights of iteration
+        i - k, the loss corrects with the ratio to them (build_grpo's)."""
         if not isinstance(grpo, GRPOAlgorithm):
             raise TypeError("GRPOProgramTrainer runs GRPO: pass losses.GRPOAlgorithm")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -73,6 +76,7 @@ class GRPOProgramTrainer:
             layout=layout,
             microbatch=microbatch,
             share_prefill=share_prefill,
+            staleness=staleness,
         )
         built = build_artifact(self.program.program, "grpo", work, cache)
         self.compile_seconds = {"grpo": built.seconds}

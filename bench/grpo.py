@@ -51,9 +51,10 @@ IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
 # Variants of pdg-one, the one program whose points are aligned
 # microbatches of --microbatch prompts' groups: pdg-one-group, a prompt's
 # group per point (microbatch=1); pdg-one-completion, a point per
-# completion (layout="completion").
-CHOICES = (*IMPLS, "pdg-one-group", "pdg-one-completion")
-COMPILED = ("pdg", "pdg-one", "pdg-one-group", "pdg-one-completion")
+# completion (layout="completion"); pdg-one-unshared, pdg-one with every
+# row computing its prompt's positions (share_prefill=False).
+CHOICES = (*IMPLS, "pdg-one-group", "pdg-one-completion", "pdg-one-unshared")
+COMPILED = ("pdg", "pdg-one", "pdg-one-group", "pdg-one-completion", "pdg-one-unshared")
 WIDTHS = (8, 11, 10, 8, 6, 12)  # the table's columns
 # The options a fresh process of one implementation is given.
 SETTINGS = (
@@ -77,8 +78,11 @@ def pdg_trainer(args, one_program: bool):
     make = rl.GRPOProgramTrainer if one_program else rl.SampledGRPOTrainer
     if one_program:
         layout = "completion" if args.impl == "pdg-one-completion" else "group"
-        microbatch = args.microbatch if args.impl == "pdg-one" else 1
+        aligned = args.impl in ("pdg-one", "pdg-one-unshared")
+        microbatch = args.microbatch if aligned else 1
         options = {"layout": layout, "microbatch": microbatch}
+        if args.impl == "pdg-one-unshared":
+            options["share_prefill"] = False
     else:
         options = {"vectorize": args.vectorize}
     trainer = make(
@@ -327,7 +331,7 @@ def main() -> None:
         "--impls",
         default=",".join(IMPLS),
         help=f"the rows to run, in turn (default {','.join(IMPLS)}; also "
-        "pdg-one-group, pdg-one-completion)",
+        "pdg-one-group, pdg-one-completion, pdg-one-unshared)",
     )
     parser.add_argument("--cache", type=Path, help="pdg: the compiled artifacts' directory")
     parser.add_argument(
@@ -343,6 +347,7 @@ def main() -> None:
             # pdg_trainer() reads the arrangement off args.impl
             "pdg-one-group": run_pdg_one,
             "pdg-one-completion": run_pdg_one,
+            "pdg-one-unshared": run_pdg_one,
             "torch": run_torch,
         }.get(args.impl)
         if run is None:

@@ -821,13 +821,22 @@ def _emit_argmax(body: Body, args, type_: TensorType, attrs) -> Val:
     index = body.filled(type_, sizes, 0)
     coords = []
     if noise is not None:
-        # {pdg.global}: the noise is keyed by the point's coordinates in the
-        # whole program, also where a dim is split over ranks
-        # (pdg-split-over-workers), so every split draws the same samples.
-        coords = [
-            body.emit(f"pdg.point @{d} {{pdg.global}} : index", "index") for d in noise["dims"]
-        ]
-        if len(args) > 1:  # the seed is a program value, read once per point
+        # A dim named in `at` hashes the given coordinate (its value, read
+        # once per point, after the seed if the seed is a value). The others
+        # are {pdg.global}: the point's coordinates in the whole program,
+        # also where a dim is split over ranks (pdg-split-over-workers), so
+        # every split draws the same samples.
+        named = noise.get("at", ())
+        given = dict(zip(named, args[len(args) - len(named) :], strict=True))
+        coords = []
+        for d in noise["dims"]:
+            if d in given:
+                value = given[d]
+                v = body.emit(f"tensor.extract {value.name}[] : {value.tensor.mlir()}", "i64")
+                coords.append(body.emit(f"arith.index_cast {v.name} : i64 to index", "index"))
+            else:
+                coords.append(body.emit(f"pdg.point @{d} {{pdg.global}} : index", "index"))
+        if noise["seed"] is None:  # the seed is a program value, read once per point
             seed = args[1]
             noise = {
                 **noise,
@@ -928,12 +937,20 @@ def _gumbel_perturb(r: Body, logit: Val, index: Val, coords, noise, elem: str) -
     return r.emit(f"arith.addf {scaled.name}, {g.name} : {elem}", elem)
 
 
-def sample(logits: TensorLike, seed: int = 0, temperature: float = 1.0) -> RecurrentTensor:
+def sample(
+    logits: TensorLike,
+    seed: int = 0,
+    temperature: float = 1.0,
+    at: dict[str, TensorLike] | None = None,
+) -> RecurrentTensor:
     """Draws an index from softmax(logits / temperature) along the last axis,
     by the Gumbel-max trick with noise from a counter-based hash of the seed
     and the point's coordinates: reproducible on every backend. The seed is
     a Python int, or an i64 scalar tensor (e.g. a program input, so each run
-    of a compiled program can draw anew)."""
+    of a compiled program can draw anew). `at`: for some dims of the point
+    (by name), an i64 scalar the hash reads in place of the coordinate, so
+    a program that numbers its steps differently (a decode loop that starts
+    after a shared prefill) can draw what one numbered by position draws."""
     if not is_float(logits.dtype):
         raise ProgramError("sample() needs float logits")
     if isinstance(seed, TensorLike):
@@ -946,11 +963,20 @@ def sample(logits: TensorLike, seed: int = 0, temperature: float = 1.0) -> Recur
     ax = logits.ndim - 1
     shape = tuple(logits.shape[:-1])
     names = tuple(d.name for d in logits.domain)
+    at = dict(at or {})
+    for name, value in at.items():
+        if name not in names:
+            raise ProgramError(
+                f"sample(at=...): '{name}' is not a dim of the logits' domain [{', '.join(names)}]"
+            )
+        if not isinstance(value, TensorLike) or value.dtype != "i64" or value.shape:
+            raise ProgramError(f"sample(at=...): the coordinate for '{name}' must be an i64 scalar")
+    extra = list(at.values())
+    noise = {"seed": seed, "temperature": float(temperature), "dims": names, "at": tuple(at)}
     if isinstance(seed, TensorLike):
-        noise = {"seed": None, "temperature": float(temperature), "dims": names}
-        return _make(ARGMAX, [logits, seed], TensorType(shape, "i64"), axis=ax, noise=noise)
-    noise = {"seed": seed, "temperature": float(temperature), "dims": names}
-    return _make(ARGMAX, [logits], TensorType(shape, "i64"), axis=ax, noise=noise)
+        noise["seed"] = None
+        extra.insert(0, seed)
+    return _make(ARGMAX, [logits, *extra], TensorType(shape, "i64"), axis=ax, noise=noise)
 
 
 # ---------------------------------------------------------------------------

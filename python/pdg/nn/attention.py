@@ -59,6 +59,20 @@ class AttentionPattern:
             ) from None
 
 
+@dataclass(frozen=True)
+class PrefixRead:
+    """What a step reads of a shared prefix (nn.Decoder.prefix): one
+    layer's keys and values along the whole prefix dim, (S, M, kv heads,
+    head_dim) for M prefix rows each shared by `group` consecutive rows of
+    the step, and `bias` (S,): 0 at a position the rows attend to, a large
+    negative number at one they do not."""
+
+    keys: TensorLike
+    values: TensorLike
+    bias: TensorLike
+    group: int
+
+
 class Attention(Module):
     """Causal self-attention with n_heads query heads sharing n_kv_heads key
     and value heads (n_kv_heads == n_heads: multi-head; fewer: grouped;
@@ -128,29 +142,87 @@ class Attention(Module):
     def rope(self) -> bool:
         return self.frequencies is not None
 
-    def __call__(self, x: TensorLike, step: Dim, position: TensorLike | None = None):
-        """x: (d,) at each point of a domain containing `step`, or (rows, d)
-        for a microbatch of rows that step together (every row attends to
-        its own earlier steps)."""
+    def keys_values(self, x: TensorLike, position: TensorLike | None):
+        """The step's keys and values (rows, kv heads, head_dim), as the
+        cache holds them: what a shared prefix computes once per prompt."""
         if x.ndim not in (1, 2):
             raise ProgramError(f"attention takes (d,) or (rows, d) points, got {x.shape}")
+        rows = tuple(x.shape[:-1])
+        k = self.k(x).reshape(*rows, self.kvh, self.hd)
+        v = self.v(x).reshape(*rows, self.kvh, self.hd)
+        if self.k_norm is not None:
+            k = self.k_norm(k)
+        if self.rope:
+            k = rotary(k, self._position(position), frequencies=self.frequencies)
+        return k, v
+
+    def _position(self, position):
+        if position is None:
+            raise ProgramError("rotary attention needs the position of each step")
+        return position
+
+    def __call__(
+        self,
+        x: TensorLike,
+        step: Dim,
+        position: TensorLike | None = None,
+        prefix: PrefixRead | None = None,
+        cache: tuple[TensorLike, TensorLike] | None = None,
+    ):
+        """x: (d,) at each point of a domain containing `step`, or (rows, d)
+        for a microbatch of rows that step together (every row attends to
+        its own earlier steps). `prefix`: keys and values before the first
+        step that groups of rows share (see PrefixRead). `cache`: this
+        step's keys and values, already computed by keys_values() and named
+        by the caller (a shared prefix's)."""
         rows = tuple(x.shape[:-1])  # () or (R,)
         r = "r" if rows else ""
         q = self.q(x).reshape(*rows, self.h, self.hd)
-        k = self.k(x).reshape(*rows, self.kvh, self.hd)
-        v = self.v(x).reshape(*rows, self.kvh, self.hd)
+        if cache is None:
+            k, v = self.keys_values(x, position)
+            k = k.named(f"{self.path}.k_cache".replace(".", "_"))
+            v = v.named(f"{self.path}.v_cache".replace(".", "_"))
+        else:
+            k, v = cache
         if self.q_norm is not None:
-            q, k = self.q_norm(q), self.k_norm(k)
+            q = self.q_norm(q)
         if self.rope:
-            if position is None:
-                raise ProgramError("rotary attention needs the position of each step")
-            q = rotary(q, position, frequencies=self.frequencies)
-            k = rotary(k, position, frequencies=self.frequencies)
-        keys = self.pattern.keys(k.named(f"{self.path}.k_cache".replace(".", "_")), step)
-        values = self.pattern.keys(v.named(f"{self.path}.v_cache".replace(".", "_")), step)
+            q = rotary(q, self._position(position), frequencies=self.frequencies)
+        keys = self.pattern.keys(k, step)
+        values = self.pattern.keys(v, step)
         g = self.h // self.kvh
         qg = q.reshape(*rows, self.kvh, g, self.hd)
-        scores = pf.einsum(f"{r}kgd,s{r}kd->{r}kgs", qg, keys) * (1.0 / math.sqrt(self.hd))
-        probs = pf.softmax(scores, axis=-1)
-        out = pf.einsum(f"{r}kgs,s{r}kd->{r}kgd", probs, values)
+        scale = 1.0 / math.sqrt(self.hd)
+        scores = pf.einsum(f"{r}kgd,s{r}kd->{r}kgs", qg, keys) * scale
+        if prefix is not None:
+            out = self._with_prefix(qg, scores, values, prefix, scale)
+        else:
+            probs = pf.softmax(scores, axis=-1)
+            out = pf.einsum(f"{r}kgs,s{r}kd->{r}kgd", probs, values)
         return self.o(out.reshape(*rows, self.h * self.hd))
+
+    def _with_prefix(self, qg, scores, values, prefix: PrefixRead, scale: float):
+        """One softmax over the shared prefix's keys and the rows' own:
+        row r of the (M * G) rows reads prefix row r // G, as an (M, G)
+        product against the (M)-row prefix, never copied per row."""
+        if self.pattern.kind != "full":
+            raise ProgramError(
+                f"a shared prefix needs full attention, not '{self.pattern.kind}'",
+                hint="build without the shared prefill (share_prefill=False)",
+            )
+        if qg.ndim != 4 or qg.shape[0] % prefix.group:
+            raise ProgramError("a shared prefix is read by (rows, d) points of whole groups")
+        rows, g = qg.shape[0], self.h // self.kvh
+        m, n = rows // prefix.group, prefix.group
+        q5 = qg.reshape(m, n, self.kvh, g, self.hd)
+        shared = pf.einsum("mnkgd,smkd->mnkgs", q5, prefix.keys) * scale + prefix.bias
+        # The max is only for stability: it cancels, so no gradient.
+        top = pf.maximum(shared.max(axis=-1).reshape(rows, self.kvh, g), scores.max(axis=-1))
+        top = pf.stop_gradient(top)
+        e_shared = pf.exp(shared - top.reshape(m, n, self.kvh, g, 1))
+        e_own = pf.exp(scores - top.reshape(rows, self.kvh, g, 1))
+        total = e_shared.sum(axis=-1).reshape(rows, self.kvh, g) + e_own.sum(axis=-1)
+        out = pf.einsum("mnkgs,smkd->mnkgd", e_shared, prefix.values)
+        out = out.reshape(rows, self.kvh, g, self.hd)
+        out = out + pf.einsum("rkgs,srkd->rkgd", e_own, values)
+        return out / total.reshape(rows, self.kvh, g, 1)

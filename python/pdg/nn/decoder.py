@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from pdg.frontend import Dim, ProgramError, TensorLike
 
-from .attention import Attention, AttentionPattern
+from .attention import Attention, AttentionPattern, PrefixRead
 from .layers import Embedding, LayerNorm, Linear, Module, RMSNorm, check_activation
 from .lora import LoraSpec, add_adapters
 from .mlp import MLP, GatedMLP
@@ -37,6 +37,29 @@ from .tensor_parallel import Shards
 
 POSITIONS = ("learned", "rotary")
 NORMS = ("layernorm", "rmsnorm")
+# A score no softmax weight survives: added to keys a row must not see.
+HIDDEN_SCORE = -1e30
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """Decoder.prefix(): per layer the keys and values (M, kv heads,
+    head_dim) at each point of the prefix dim `dim`, and a 0 / HIDDEN_SCORE
+    bias per point; `group` rows read each of its M rows."""
+
+    layers: tuple
+    dim: Dim
+    bias: TensorLike
+    group: int
+
+    def read(self, layer: int) -> PrefixRead:
+        """What a step reads of layer `layer`: all of the prefix dim."""
+
+        def whole(x):
+            return x[tuple(slice(0, d.size) if d is self.dim else d for d in x.domain)]
+
+        k, v = self.layers[layer]
+        return PrefixRead(whole(k), whole(v), whole(self.bias), self.group)
 
 
 @dataclass(frozen=True)
@@ -233,18 +256,56 @@ class Decoder(Module):
         if not c.tie_embeddings:
             self.head = self.param("lm_head.w", (c.d_model, c.vocab), wd or c.dtype)
 
-    def __call__(self, token: TensorLike, position: TensorLike, step: Dim) -> TensorLike:
-        """Logits (vocab,) for the token at `position`, attending along `step`."""
-        h = self.hidden(token, position, step)
+    def __call__(
+        self, token: TensorLike, position: TensorLike, step: Dim, prefix: Prefix | None = None
+    ) -> TensorLike:
+        """Logits (vocab,) for the token at `position`, attending along `step`
+        (and over `prefix`, keys and values shared by groups of rows)."""
+        h = self.hidden(token, position, step, prefix)
         return h @ (self.wte.table.T if self.head is None else self.head)
 
-    def hidden(self, token: TensorLike, position: TensorLike, step: Dim) -> TensorLike:
+    def hidden(
+        self, token: TensorLike, position: TensorLike, step: Dim, prefix: Prefix | None = None
+    ) -> TensorLike:
         """The final normalized hidden state (d_model,): what the logits and
         a value head read."""
         x = self.wte(token)
         if self.wpe is not None:
             x = x + self.wpe(position)
-        for ln1, attn, ln2, mlp in self.blocks:
-            x = x + attn(ln1(x), step, position)
+        for n, (ln1, attn, ln2, mlp) in enumerate(self.blocks):
+            shared = prefix.read(n) if prefix is not None else None
+            x = x + attn(ln1(x), step, position, shared)
             x = x + mlp(ln2(x))
         return self.ln_f(x)
+
+    def prefix(
+        self,
+        token: TensorLike,
+        position: TensorLike,
+        step: Dim,
+        visible: TensorLike,
+        group: int,
+    ) -> Prefix:
+        """The keys and values of every layer at positions that groups of
+        `group` rows share (a prompt's, for its G completions), computed
+        once per group: `token` (M,) at `position` along `step`, the
+        prefix's own dim. `visible` (a bool per point of `step`): the
+        positions the rows then attend to. Only what later steps read is
+        computed: the last layer's keys and values, not its MLP or the
+        logits."""
+        x = self.wte(token)
+        if self.wpe is not None:
+            x = x + self.wpe(position)
+        layers = []
+        for n, (ln1, attn, ln2, mlp) in enumerate(self.blocks):
+            h = ln1(x)
+            k, v = attn.keys_values(h, position)
+            name = f"{attn.path}.prefix".replace(".", "_")
+            layers.append((k.named(f"{name}_k"), v.named(f"{name}_v")))
+            if n + 1 == len(self.blocks):
+                break
+            x = x + attn(h, step, position, cache=layers[-1])
+            x = x + mlp(ln2(x))
+        bias = (visible.astype(self.config.dtype) - 1.0) * -HIDDEN_SCORE  # 0 or HIDDEN_SCORE
+        bias = bias.named(f"{self.path}_prefix_bias" if self.path else "prefix_bias")
+        return Prefix(tuple(layers), step, bias, group)

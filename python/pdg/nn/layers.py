@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -89,6 +90,24 @@ class Module:
         for c in self.children:
             out.update(c.trainable_parameters())
         return out
+
+    @contextmanager
+    def weights_replaced(self, by_path: Mapping[str, TensorLike]):
+        """Calls inside compute with other values for some weights (by
+        path; e.g. an earlier iteration's, for a policy that samples with
+        stale weights); the module's own weights are back after."""
+        swapped = []
+        for m in self.modules():
+            for path, value in m.params.items():
+                if path in by_path:
+                    swapped += [(m, k, held) for k, held in vars(m).items() if held is value]
+        for m, attr, held in swapped:
+            setattr(m, attr, by_path[next(p for p, v in m.params.items() if v is held)])
+        try:
+            yield
+        finally:
+            for m, attr, held in swapped:
+                setattr(m, attr, held)
 
     def modules(self):
         """This module and every module under it."""

@@ -22,7 +22,10 @@ one of two ways:
   masked out of the loss, the reward and the lengths. Stores along t hold
   the microbatch's steps, not the bound. p then counts microbatches, and
   the per-row outputs are in sorted order (GRPOProgram.by_prompt() and
-  completions() put them back in the caller's).
+  completions() put them back in the caller's). With share_prefill (the
+  default here), the positions before the shortest prompt of a microbatch
+  ends run once per prompt over a dim s (M rows), and t counts the M * G
+  rows' steps from that prompt's last position on (see build_grpo()).
 - "completion": each completion is a point of its own over a static dim g
   ([p, i, g, t]) and ends at its own step.
 
@@ -41,7 +44,8 @@ row).
 
 Without an optimizer the program is one iteration (no i) and outputs the
 loss's gradient for every policy weight (`g_<path>`) and the sampled
-`tokens` (GRPOProgram.completions() reads them); with one, the weights and
+`tokens` (GRPOProgram.completions() reads them, whether t starts at
+position 0 or after a shared prefill); with one, the weights and
 the optimizer state are recurrences over i and the outputs are the final
 state (optim.Training). Either way it outputs per iteration the `loss`, the
 mean per-token `kl` to the reference (k3, over the completion tokens), the
@@ -100,6 +104,8 @@ class GRPOProgram:
     training: optim.Training | None = None  # with an optimizer
     keyed: bool = False  # the reward reads each prompt's key (input prompt_key)
     reward_model: BoundRewardModel | None = None  # build_grpo(reward_model=...)
+    shared_prefill: bool = False  # see build_grpo(share_prefill=)
+    staleness: int = 0  # see build_grpo(staleness=)
 
     def inputs(
         self,
@@ -213,12 +219,14 @@ class GRPOProgram:
         caller's order."""
         out = [None] * len(prompt_lengths)
         rows = range(self.group)
+        held = [prompt_lengths[source] for source in self.order(prompt_lengths)]
         for k, source in enumerate(self.order(prompt_lengths)):
             n = prompt_lengths[source]
             if self.layout == "group":
                 steps = np.asarray(tokens[k // self.microbatch])  # (T, M * G)
                 first = (k % self.microbatch) * self.group
-                chosen = [steps[n - 1 :, first + row] for row in rows]
+                begin = n - 1 - self._first_step(held, k)
+                chosen = [steps[begin:, first + row] for row in rows]
             else:  # [p, g, t], in (p, g) order when ragged
                 if isinstance(tokens, list):
                     chosen = [np.asarray(tokens[k * self.group + row])[n - 1 :] for row in rows]
@@ -262,6 +270,15 @@ class GRPOProgram:
             out[name] = stacked if rank is None else stacked[rank : rank + 1]
         return out
 
+    def _first_step(self, held_lengths: Sequence[int], k: int) -> int:
+        """The position of the first generation step of held prompt k's
+        microbatch: 0, or with a shared prefill its shortest prompt's last
+        position (the steps before are the prefill's)."""
+        if not self.shared_prefill:
+            return 0
+        start = (k // self.microbatch) * self.microbatch
+        return min(held_lengths[start : start + self.microbatch]) - 1
+
     def symbols(self, inputs: dict) -> dict[str, int]:
         """The launch symbols of a run on `inputs`."""
         shape = inputs["prompt_len"].shape  # [p] or [p, i]
@@ -291,6 +308,8 @@ def build_grpo(
     scale_rewards: str = "group",
     gradients: bool = True,
     reward_model=None,
+    share_prefill: bool | None = None,
+    staleness: int = 0,
 ) -> GRPOProgram:
     """`grpo`: the algorithm, GRPO's, or RLOO's as TRL's RLOOTrainer has
     it (losses.rloo: the leave-one-out advantages of rewards with the KL
@@ -311,7 +330,21 @@ def build_grpo(
     the policy without them (one set of base weights, no `ref.*` inputs).
     `reward_model`: a torch.nn.Module (or programs.RewardModel) that
     scores each completion inside the program, instead of `reward` (give
-    None): see programs/reward_model.py for its forward(ids, lengths)."""
+    None): see programs/reward_model.py for its forward(ids, lengths).
+
+    `share_prefill` (the default in the group layout with full attention):
+    the positions every row of a microbatch is still in its prompt at
+    (up to the shortest prompt's last) run once per prompt, M rows over a
+    dim s of their own, and the M * G rows' steps start there, attending
+    over that shared cache and their own; the samples, the loss and its
+    gradients are those of share_prefill=False, which steps all M * G
+    rows from position 0.
+    `staleness` k (with an optimizer, GRPO, no LoRA): iteration i samples
+    with the weights of iteration max(i - k, 0) (the behaviour policy, as
+    a generator one or more updates behind the trainer does), the current
+    policy scores the sampled tokens beside it, and the loss's ratio is to
+    the behaviour policy's log-probs, clipped (PPO's off-policy
+    correction). 0: the sampling policy is the policy itself."""
     if not isinstance(grpo, (losses.GRPOAlgorithm, losses.RLOOAlgorithm)):
         raise pf.ProgramError("build_grpo() needs a losses.GRPOAlgorithm or RLOOAlgorithm")
     rloo = isinstance(grpo, losses.RLOOAlgorithm)
@@ -351,6 +384,31 @@ def build_grpo(
             "only the group layout holds several prompts per point",
             hint="use layout='group' or microbatch=1",
         )
+    if isinstance(staleness, bool) or not isinstance(staleness, int) or staleness < 0:
+        raise pf.ProgramError(f"staleness must be a whole number of iterations, got {staleness!r}")
+    if staleness and optimizer is None:
+        raise pf.ProgramError(
+            "staleness needs an optimizer: without one the program is one iteration",
+            hint="pass optimizer=..., or staleness=0",
+        )
+    if staleness and (rloo or lora is not None):
+        raise pf.ProgramError(
+            "staleness is built for GRPO's clipped loss on full weights so far",
+            hint="use losses.GRPOAlgorithm without lora, or staleness=0",
+        )
+    full = all(pattern.kind == "full" for pattern in config.layer_patterns or (config.pattern,))
+    if share_prefill is None:
+        share_prefill = layout == "group" and full
+    if share_prefill and layout != "group":
+        raise pf.ProgramError(
+            "share_prefill needs the group layout (a prompt's rows in one point)",
+            hint="use layout='group', or share_prefill=False",
+        )
+    if share_prefill and not full:
+        raise pf.ProgramError(
+            "share_prefill needs full attention in every layer",
+            hint="use share_prefill=False for window or block attention",
+        )
     ends_ids = eos_ids(eos)
     check_positions(config, prompt_width + max_new_tokens - 1, "prompt_width + max_new_tokens - 1")
     prog = pf.Program("grpo")
@@ -360,6 +418,8 @@ def build_grpo(
     outer = [i] if i is not None else []
     # Per completion: g (static: the group) is a dim of every sequence value.
     group_dims = [prog.dim("g", grpo.group)] if layout == "completion" else []
+    # The shared prefill's positions: those of the shortest prompt.
+    s = prog.dim("s", dynamic="S", max=prompt_width) if share_prefill else None
     # A prompt of full width leaves max_new_tokens positions to generate at.
     t = prog.dim("t", dynamic="T", max=prompt_width + max_new_tokens - 1)
     per_prompt = [p, *outer]
@@ -385,11 +445,45 @@ def build_grpo(
     if i is not None:
         prog.iterate_parameters(i)
     policy = GPT(prog, config, lora=lora)
+    # The behaviour policy: the weights `staleness` iterations back (the
+    # starting ones before that), read through an access along i.
+    behind = {}
+    if staleness:
+        for path, w in policy.trainable_parameters().items():
+            lag = prog.recurrent(w.shape, w.dtype, domain=[i], name=f"{w.name}_behind")
+            lag[i < staleness] = prog.initial_value(w)
+            lag[i >= staleness] = w[i - staleness]
+            behind[path] = lag
 
     # Generation. Positions are per sequence: a value over t alone would
     # run once for all sequences, outside the loop over i that they end in.
     # A microbatch's rows share the position: they are aligned.
-    pos = prog.coordinate(t, domain=sequence).named("pos")
+    step_pos = prog.coordinate(t, domain=sequence)
+    policy_prefix = reference_prefix = behaviour_prefix = None
+    if share_prefill:
+        # Positions 0 .. first (the shortest prompt's last) run once per
+        # prompt over s; t then counts the rows' steps from `first` on,
+        # attending over the prefix before `first` and their own cache.
+        first = (prompt_len.min() - 1).named("first_step")
+        prefix_pos = prog.coordinate(s, domain=[*per_prompt, s]).named("prefix_pos")
+        prefix_tok = pf.take(prompt, prefix_pos, axis=1).named("prefix_tok")
+        s.until((prefix_pos >= first).named("prefix_done"))
+        visible = prefix_pos < first
+
+        def prefix_of(model: GPT):
+            return model.prefix(prefix_tok, prefix_pos, s, visible, grpo.group)
+
+        policy_prefix = prefix_of(policy)
+        if staleness:
+            with policy.weights_replaced(behind):
+                behaviour_prefix = prefix_of(policy)
+        if reference is None:
+            with policy.without_adapters():
+                reference_prefix = prefix_of(policy)
+        else:
+            reference_prefix = prefix_of(reference)
+        step_pos = step_pos + first
+    pos = step_pos.named("pos")
     at = pf.minimum(pos, prompt_width - 1)
     prompt_tok = per_row(pf.take(prompt, at, axis=len(prompts))).named("prompt_tok")
     row_len = per_row(prompt_len).named("row_len")  # its prompt's length, per row
@@ -397,8 +491,15 @@ def build_grpo(
     tok = prog.recurrent(rows, "i64", domain=sequence, name="tok")
     tok[t == 0] = prompt_tok
     tok[t > 0] = pf.where(pos < row_len, prompt_tok, chosen[t - 1])
-    logits = policy(tok, pos, t).named("logits")
-    chosen[...] = pf.sample(logits, seed=seed, temperature=grpo.temperature)
+    logits = policy(tok, pos, t, policy_prefix).named("logits")
+    sampling = logits
+    if staleness:  # the behaviour policy samples; the policy scores its tokens
+        with policy.weights_replaced(behind):
+            sampling = policy(tok, pos, t, behaviour_prefix).named("behaviour_logits")
+    # The noise is drawn at the position, so both prefill modes sample alike.
+    chosen[...] = pf.sample(
+        sampling, seed=seed, temperature=grpo.temperature, at={"t": pos} if share_prefill else None
+    )
     generating = (pos >= row_len - 1).named("generating")
     # A completion ends on EOS or at its max_new_tokens-th token, whatever
     # its prompt's length.
@@ -436,11 +537,17 @@ def build_grpo(
     # gradient flows through these), and the reference's, step by step.
     policy_log_p = log_probs(logits)
     logp = chosen_of(policy_log_p).named("logp")
+    # The sampling policy's log-probs: the loss's ratio is to them.
+    old_logp = pf.stop_gradient(logp)
+    if staleness:
+        old_logp = pf.stop_gradient(chosen_of(log_probs(sampling))).named("behaviour_logp")
     if reference is None:  # LoRA: the base model is the policy without its adapters
         with policy.without_adapters():
-            ref_logp = chosen_of(log_probs(policy(tok, pos, t))).named("ref_logp")
+            base_logits = policy(tok, pos, t, reference_prefix)
+        ref_logp = chosen_of(log_probs(base_logits)).named("ref_logp")
     else:
-        ref_logp = chosen_of(log_probs(reference(tok, pos, t))).named("ref_logp")
+        ref_logits = reference(tok, pos, t, reference_prefix)
+        ref_logp = chosen_of(log_probs(ref_logits)).named("ref_logp")
     # The entropy of the distribution each token was sampled from (TRL's
     # `entropy`); only logged, so no gradient flows through it.
     entropy_tok = -(pf.exp(policy_log_p) * policy_log_p).sum(axis=-1)
@@ -457,13 +564,15 @@ def build_grpo(
         spec = as_reward_model(reward_model)
         scorer = BoundRewardModel(prog, spec, rows[0] if rows else None, ends_ids, max_new_tokens)
         first_step = row_len - 1  # a completion's first token is sampled there
+        if share_prefill:  # t counts from the shared prefill's last position
+            first_step = first_step - first
         rewards = scorer(whole(chosen, t), first_step, real)
         rewards = rewards.named("reward")
     else:
         if keyed_reward:
-            score = _keyed_scorer(reward, real_type, ends_ids, max_new_tokens, group)
+            score = _keyed_scorer(reward, real_type, ends_ids, max_new_tokens, group, share_prefill)
         else:
-            score = _scorer(reward, real_type, ends_ids, max_new_tokens, group)
+            score = _scorer(reward, real_type, ends_ids, max_new_tokens, group, share_prefill)
         udfs["reward"] = score
         rewards = prog.udf(
             score,
@@ -499,10 +608,11 @@ def build_grpo(
         else:
             advantage = losses.group_advantages(rewards, group_dims[0], grpo.eps, scale)
         advantage = advantage.named("advantage")
-        # The loss: one update per batch, so the sampling policy is the
-        # policy itself (ratio 1, its gradient the log-prob's).
+        # The loss: one update per batch, so without staleness the
+        # sampling policy is the policy itself (ratio 1, its gradient the
+        # log-prob's); with it, the ratio to the behaviour policy, clipped.
         per_token = losses.grpo_token_loss(
-            logp, pf.stop_gradient(logp), ref_logp, advantage, grpo.clip, grpo.beta
+            logp, old_logp, ref_logp, advantage, grpo.clip, grpo.beta
         )
         loss = _aggregate(per_token, mask, t, batch, length, loss_type, max_new_tokens)
     loss = loss.named("loss")
@@ -532,6 +642,8 @@ def build_grpo(
         microbatch=microbatch,
         keyed=keyed_reward,
         reward_model=scorer,
+        shared_prefill=share_prefill,
+        staleness=staleness,
     )
     if optimizer is None:
         prog.output("tokens", chosen)
@@ -568,28 +680,35 @@ def _batch_mean(values, batch):
     return values[batch].sum() / ones[batch].sum()
 
 
-def _scorer(reward: RewardFn, kind, eos: tuple[int, ...], max_new_tokens: int, group: int):
+def _scorer(
+    reward: RewardFn, kind, eos: tuple[int, ...], max_new_tokens: int, group: int, shared: bool
+):
     """The reward udf: (prompt, its length, the chosen tokens along t) ->
     the reward of the completion; or, with rows (`group` > 0), (prompts (M,
     width), lengths (M,), tokens (T, M * G)) -> the reward of each row,
     row r a completion of prompt r // G (cut where it ended, as the steps
-    past its end are not its)."""
+    past its end are not its). `shared`: the tokens start at the shortest
+    prompt's last position (a shared prefill ran the ones before)."""
 
     def score(prompt_ids, prompt_length, tokens):
         if not group:
             n = int(prompt_length)
             return kind(reward(prompt_ids[:n], tokens[n - 1 :]))
         out = np.zeros(tokens.shape[1], kind)
+        skipped = int(np.min(prompt_length)) - 1 if shared else 0
         for row in range(tokens.shape[1]):
             n = int(prompt_length[row // group])
             ids = prompt_ids[row // group, :n]
-            out[row] = reward(ids, _completion(tokens[n - 1 :, row], eos, max_new_tokens))
+            done = tokens[n - 1 - skipped :, row]
+            out[row] = reward(ids, _completion(done, eos, max_new_tokens))
         return out
 
     return score
 
 
-def _keyed_scorer(reward, kind, eos: tuple[int, ...], max_new_tokens: int, group: int):
+def _keyed_scorer(
+    reward, kind, eos: tuple[int, ...], max_new_tokens: int, group: int, shared: bool
+):
     """The reward udf of a keyed program: (prompt, its length, its key, the
     chosen tokens along t) -> the reward of the completion, or with rows
     (`group` > 0) (prompts (M, width), lengths (M,), keys (M,), tokens (T,
@@ -603,11 +722,12 @@ def _keyed_scorer(reward, kind, eos: tuple[int, ...], max_new_tokens: int, group
             done = [_completion(tokens[n - 1 :], eos, max_new_tokens)]
             return kind(_checked(reward([int(key)], ids, done), 1)[0])
         keys, ids, done = [], [], []
+        skipped = int(np.min(prompt_length)) - 1 if shared else 0  # see _scorer
         for row in range(tokens.shape[1]):
             n = int(prompt_length[row // group])
             keys.append(int(key[row // group]))
             ids.append(prompt_ids[row // group, :n])
-            done.append(_completion(tokens[n - 1 :, row], eos, max_new_tokens))
+            done.append(_completion(tokens[n - 1 - skipped :, row], eos, max_new_tokens))
         return np.asarray(_checked(reward(keys, ids, done), len(keys)), kind)
 
     return score

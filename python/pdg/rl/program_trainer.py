@@ -45,6 +45,8 @@ class GRPOProgramTrainer:
         layout: str = "group",
         microbatch: int = 1,
         comm=None,
+        share_prefill: bool | None = None,
+        staleness: int = 0,
     ):
         """`cache`: a directory of compiled artifacts (pdg.lowering.cache):
         a program compiled there before is loaded, not compiled again.
@@ -57,7 +59,10 @@ class GRPOProgramTrainer:
         same arguments and batches; the program is split over the ranks
         (GRPOProgram.data_parallel()), each runs its share of every
         iteration's microbatches, and all take the steps one process takes
-        on the whole batch. Rank 0 compiles it."""
+        on the whole batch. Rank 0 compiles it.
+        `share_prefill`: see programs.build_grpo (None: its default).
+        `staleness` k: iteration i samples with the weights of iteration
+        i - k, the loss corrects with the ratio to them (build_grpo's)."""
         if not isinstance(grpo, GRPOAlgorithm):
             raise TypeError("GRPOProgramTrainer runs GRPO: pass losses.GRPOAlgorithm")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -77,6 +82,8 @@ class GRPOProgramTrainer:
             clip_norm=clip_norm,
             layout=layout,
             microbatch=microbatch,
+            share_prefill=share_prefill,
+            staleness=staleness,
         )
         self.comm = comm if comm is not None and comm.Get_size() > 1 else None
         if self.comm is None:

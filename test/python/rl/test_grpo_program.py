@@ -538,3 +538,164 @@ def test_a_step_shares_its_parallel_loops():
         elif inside and "func.call @grpo_" in line:
             calls[-1] += 1
     assert 4 * len(calls) < sum(calls) and max(calls) >= 30, calls
+
+
+def shared_and_stepped(config: GPTConfig, microbatch: int, optimizer=None):
+    """The program with a prefill shared by each prompt's rows, and the
+    one that steps every row from position 0 (share_prefill=False)."""
+    return [
+        build_grpo(
+            config,
+            GRPO,
+            parity_reward,
+            eos=TOK.eos,
+            prompt_width=WIDTH,
+            max_new_tokens=NEW,
+            optimizer=optimizer,
+            clip_norm=None,
+            microbatch=microbatch,
+            share_prefill=share,
+        )
+        for share in (True, False)
+    ]
+
+
+# GPT-2's blocks with 2 layers (learned positions; the prefill's first
+# layer runs whole, its last only to its keys and values), and Llama's
+# (rotary positions, RMSNorm, a gated MLP, q/k norms, 2 query heads per
+# key/value head).
+PREFILL_CONFIGS = {
+    "gpt2": GPTConfig(TOK.vocab, 8, 2, 2, None, WIDTH + NEW, dtype="f64"),
+    "llama": GPTConfig(
+        TOK.vocab,
+        8,
+        2,
+        2,
+        1,
+        WIDTH + NEW,
+        dtype="f64",
+        positions="rotary",
+        norm="rmsnorm",
+        activation="silu",
+        gated_mlp=True,
+        qkv_bias=False,
+        o_bias=False,
+        mlp_bias=False,
+        qk_norm=True,
+        tie_embeddings=False,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PREFILL_CONFIGS))
+def test_a_shared_prefill_samples_and_differentiates_as_stepping_every_row(name):
+    """share_prefill (the group layout's default) computes the positions
+    before a microbatch's shortest prompt ends once per prompt; its rows
+    then attend over that cache and their own. One iteration (float64,
+    interpreter) draws the same completions as stepping all M * G rows
+    from position 0, with the same rewards, loss, KL, entropy and every
+    gradient (those through the shared cache summed over the G rows).
+    Microbatches of lengths (1, 2) (a prefill of one hidden position) and
+    (3, 4) (three shared positions, then a row still in its prompt)."""
+    shared, stepped = shared_and_stepped(PREFILL_CONFIGS[name], microbatch=2)
+    weights = shared.policy.init_weights(seed=1, scale=0.5)
+    ref = {k.removeprefix("ref."): v for k, v in shared.reference.init_weights(seed=2).items()}
+    batch = [ids[:n] for ids, n in zip(prompts(1, 4)[0], (3, 1, 4, 2), strict=True)]
+    lengths = [len(p) for p in batch]
+    runs = []
+    for program in (shared, stepped):
+        inputs = program.inputs(weights, ref, [batch], seed=5)
+        out = interpret(
+            program.program.build(), inputs, symbols=program.symbols(inputs), udfs=program.udfs
+        )
+        runs.append((out, program.completions(out.outputs["tokens"], lengths)))
+    (got, got_completions), (want, want_completions) = runs
+    assert got.bounds["S"].tolist() == [1, 3]  # the shortest prompts' lengths
+    assert [[c.tolist() for c in p] for p in got_completions] == [
+        [c.tolist() for c in p] for p in want_completions
+    ]
+    assert len({tuple(c) for p in got_completions for c in p}) > 4  # the rows draw apart
+    for key in ("reward", "length"):
+        np.testing.assert_array_equal(got.outputs[key], want.outputs[key])
+    assert 0 < np.sum(got.outputs["reward"]) < np.size(got.outputs["reward"])
+    for key, value in want.outputs.items():
+        if key not in ("tokens", "reward", "length"):
+            np.testing.assert_allclose(got.outputs[key], value, rtol=0, atol=1e-12, err_msg=key)
+    assert all(np.abs(want.outputs[k]).max() > 0 for k in want.outputs if k.startswith("g_"))
+
+
+def test_a_shared_prefill_trains_compiled_as_stepping_every_row(tmp_path):
+    """Compiled float32 training (Adam, 3 iterations, prompts of different
+    lengths in a microbatch): the shared prefill's run and the stepped
+    one's draw the same samples and reach the same weights."""
+    from pdg.lowering.artifact import compile_module
+    from pdg.runtime import load
+
+    config = GPTConfig(TOK.vocab, 8, 2, 2, None, WIDTH + NEW, dtype="f32")
+    programs = shared_and_stepped(config, microbatch=2, optimizer=optim.Adam(1e-2))
+    weights = programs[0].policy.init_weights(seed=1, scale=0.5)
+    batches = prompts(3, 4, seed=4, cut=True)
+    runs = []
+    for k, program in enumerate(programs):
+        inputs = program.inputs(weights, weights, batches, seed=9)
+        compile_module(program.program.build(), tmp_path / f"grpo{k}.pdgx", gpu=False)
+        loaded = load(tmp_path / f"grpo{k}.pdgx")
+        runs.append(loaded.run(inputs, program.symbols(inputs), udfs=program.udfs).outputs)
+    got, want = runs
+    np.testing.assert_array_equal(got["reward"], want["reward"])
+    np.testing.assert_array_equal(got["length"], want["length"])
+    np.testing.assert_allclose(got["loss"], want["loss"], rtol=1e-4, atol=1e-6)
+    final, _ = programs[0].training.final_state(got)
+    expected, _ = programs[1].training.final_state(want)
+    for path in final:
+        if path.endswith("attn.k.b"):  # a zero gradient: see the test above
+            continue
+        np.testing.assert_allclose(final[path], expected[path], atol=1e-3, err_msg=path)
+    assert any(not np.array_equal(final[p], weights[p]) for p in final)
+
+
+def test_a_shared_prefill_runs_a_prompts_positions_on_its_own_row():
+    """In the graph: the prefill's keys and values are one row per prompt
+    (M, heads, head_dim) over (p, i, s), the steps' own (M * G, ...) over
+    (p, i, t); each model embeds the prompt's tokens once per prompt and
+    the steps' tokens once per row."""
+    shared, _ = shared_and_stepped(PREFILL_CONFIGS["gpt2"], 3, optim.Adam(1e-3))
+    from pdg.analysis.graph import read_graph
+
+    module = shared.program.build()
+    graph = read_graph(
+        next(op.operation for op in module.body.operations if op.name == "pdg.graph")
+    )
+    by_name = {v.name: v for v in graph.values}
+    for model in ("", "ref_"):
+        for layer in (0, 1):
+            prefix = by_name[f"{model}h{layer}_attn_prefix_k"]
+            assert (prefix.domain, prefix.shape) == (("p", "i", "s"), (3, 2, 4))
+            own = by_name[f"{model}h{layer}_attn_k_cache"]
+            assert (own.domain, own.shape) == (("p", "i", "t"), (3 * GRPO.group, 2, 4))
+
+
+def test_a_shared_prefill_needs_the_group_layout_and_full_attention():
+    from pdg.frontend import ProgramError
+    from pdg.nn import AttentionPattern
+
+    with pytest.raises(ProgramError, match="needs the group layout"):
+        build("f32", layout="completion", share_prefill=True)
+    window = dataclasses.replace(
+        GPTConfig(TOK.vocab, 8, 1, 2, None, WIDTH + NEW), pattern=AttentionPattern("window", 2)
+    )
+    with pytest.raises(ProgramError, match="full attention in every layer"):
+        build_grpo(
+            window,
+            GRPO,
+            parity_reward,
+            eos=TOK.eos,
+            prompt_width=WIDTH,
+            max_new_tokens=NEW,
+            share_prefill=True,
+        )
+    # by default a window model steps every row
+    plain = build_grpo(
+        window, GRPO, parity_reward, eos=TOK.eos, prompt_width=WIDTH, max_new_tokens=NEW
+    )
+    assert not plain.shared_prefill

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pdg.runtime.memref import bfloat16
+
 # Frontend dtype name -> (MLIR element type, NumPy dtype). bf16's NumPy
 # dtype comes from ml_dtypes (the models extra), imported when first used.
 _DTYPES = {
@@ -50,17 +52,6 @@ def numpy_dtype(dtype: str) -> np.dtype:
     if dtype == "bf16":
         return bfloat16()
     return np.dtype(_DTYPES[dtype][1])
-
-
-def bfloat16() -> np.dtype:
-    """ml_dtypes' bfloat16 (NumPy has none); a clear error without it."""
-    try:
-        import ml_dtypes
-    except ImportError:
-        raise ImportError(
-            "bf16 values need the ml_dtypes package: pip install 'pdg[models]'"
-        ) from None
-    return np.dtype(ml_dtypes.bfloat16)
 
 
 def is_float(dtype: str) -> bool:

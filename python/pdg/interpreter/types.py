@@ -86,7 +86,7 @@ def elem_type(t: ir.Type) -> ElemType:
             text, "float", np.dtype(_FLOATS[text]).itemsize * 8, np.dtype(_FLOATS[text])
         )
     if text == "bf16":  # weights stored in bf16 (ml_dtypes, imported when met)
-        from pdg.frontend.dtypes import bfloat16
+        from pdg.runtime.memref import bfloat16
 
         return ElemType(text, "float", 16, bfloat16())
     if text == "index":

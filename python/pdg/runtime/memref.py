@@ -9,21 +9,26 @@ import ctypes
 import numpy as np
 
 
+def bfloat16() -> np.dtype:
+    """ml_dtypes' bfloat16 (NumPy has none), imported only when a program
+    has bf16 values; a clear error without the package. The one place
+    pdg's layers (frontend, interpreter, runtime) get it from."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise ImportError(
+            "bf16 values need the ml_dtypes package: pip install 'pdg[models]'"
+        ) from None
+    return np.dtype(ml_dtypes.bfloat16)
+
+
 class _Elements(dict):
-    """Element name -> NumPy dtype; bf16 from ml_dtypes (NumPy has none),
-    imported only when a program has bf16 values."""
+    """Element name -> NumPy dtype; bf16 from ml_dtypes, when met."""
 
     def __missing__(self, key: str):
         if key != "bf16":
             raise KeyError(key)
-        try:
-            import ml_dtypes
-        except ImportError:
-            raise ImportError(
-                "this program has bf16 values, which need the ml_dtypes package: "
-                "pip install 'pdg[models]'"
-            ) from None
-        self[key] = ml_dtypes.bfloat16
+        self[key] = bfloat16().type
         return self[key]
 
 

@@ -284,3 +284,22 @@ def test_scf_for_and_if():
     for i in range(5):
         acc = acc * 2 if i % 2 else acc + 3
     assert out == acc
+
+
+@pytest.mark.parametrize("width", [1, 9, 64, 1000])
+def test_splat_constants_fill_every_element(width):
+    """`dense<true> : tensor<Nxi1>`: MLIR's bindings hand a splat of i1 over
+    as one byte viewed as N elements, so past the 8th the interpreter read
+    whatever memory followed (a GRPO program's rows lost their lengths at
+    random). Splats of every type are read as their one value."""
+    import pdg.frontend as pf
+    from pdg.interpreter import interpret
+
+    prog = pf.Program("splats")
+    prog.output("yes", prog.constant(1, (width,), "i1").astype("i64"))
+    prog.output("half", prog.constant(0.5, (width,), "f32"))
+    prog.output("seven", prog.constant(7, (width,), "i64"))
+    out = interpret(prog.build(), {}).outputs
+    np.testing.assert_array_equal(out["yes"], np.ones(width, np.int64))
+    np.testing.assert_array_equal(out["half"], np.full(width, 0.5, np.float32))
+    np.testing.assert_array_equal(out["seven"], np.full(width, 7, np.int64))

@@ -36,7 +36,15 @@ def operand_elem(op: BodyOp, i: int = 0) -> ElemType:
 def attribute_array(attr: ir.Attribute, t: ElemType | TensorType) -> np.ndarray:
     """The value of a constant attribute as an array of `t`."""
     elem = elem_of(t)
-    if isinstance(attr, ir.DenseElementsAttr):
+    if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
+        # One value for every element. Read through the buffer protocol, a
+        # splat of i1 gives a buffer of one byte viewed as the whole shape:
+        # 8 elements of its bits and then whatever memory follows (MLIR's
+        # Python bindings), so the splat value is read alone and broadcast.
+        shape = tuple(int(s) for s in t.shape) if isinstance(t, TensorType) else ()
+        one = attribute_array(attr.get_splat_value(), elem)
+        arr = np.broadcast_to(one, shape).copy()
+    elif isinstance(attr, ir.DenseElementsAttr):
         try:
             arr = np.array(attr)
         except (TypeError, ValueError, RuntimeError) as e:

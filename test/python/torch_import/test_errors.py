@@ -176,3 +176,21 @@ def test_08_cached_imports_need_no_worker(scale, tmp_path, monkeypatch):
     w = {"w": torch.full((4,), 3.0)}
     out = interpret(prog.build(), {**m.inputs_from(w), "x": np.ones(4, np.float32)}).outputs["y"]
     np.testing.assert_array_equal(out, np.full(4, 3.0, np.float32))
+
+
+class SizeMinus(nn.Module):
+    def forward(self, x):
+        return x.shape[0] - x.sum(dim=0)  # an int minus a tensor: no torch-mlir lowering
+
+
+def test_torch_mlirs_own_diagnostic_is_in_the_error(import_cache):
+    """torch-mlir's exception says only that a pipeline failed; the MLIR
+    diagnostic on the worker's stderr names the op and the module's line."""
+    with pytest.raises(TorchImportError) as e:
+        from_torch(
+            SizeMinus(), (torch.randn(3, 4),), dynamic_shapes=[{0: "n"}], cache_dir=import_cache
+        )
+    message = str(e.value)
+    line = _line_of(SizeMinus, "x.shape[0] - x")
+    assert f"test_errors.py:{line}: 'torch.aten.sub.Tensor' op operand #0" in message
+    assert "torch-mlir-opt" not in message and "For Torch-MLIR developers" not in message

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -129,14 +130,37 @@ def _run_worker(exported: Exported) -> Imported:
         return _read(tmp / "out.json")
 
 
+# torch-mlir prints MLIR's diagnostics to stderr as `loc(...): error: ...`,
+# where the location's first quoted file:line is the module's source line;
+# its exception says only that a pipeline failed.
+_DIAGNOSTIC = re.compile(r'^loc\((?:callsite\()?"([^"]+)":(\d+)[^)]*.*?: error: (.*)$')
+_DEVELOPER_LINES = ("For Torch-MLIR developers", "$ torch-mlir-opt", "Add '-mlir-print")
+
+
+def _diagnostics(stderr: str) -> list[str]:
+    """MLIR's errors in the worker's stderr, as `file:line: message`."""
+    found = []
+    for line in stderr.splitlines():
+        m = _DIAGNOSTIC.match(line.strip())
+        if m and len(found) < 3:
+            found.append(f"{Path(m.group(1)).name}:{m.group(2)}: {m.group(3)}")
+    return found
+
+
+def _for_developers(line: str) -> bool:
+    """torch-mlir's instructions for reproducing with its own tools."""
+    return line.strip().startswith(_DEVELOPER_LINES)
+
+
 def _worker_error(exported: Exported, path: Path, proc) -> TorchImportError:
     if path.is_file():
         error = json.loads(path.read_text())
-        detail = f"{error['kind']}: {error['message']}"
+        detail = "\n".join([*_diagnostics(proc.stderr), f"{error['kind']}: {error['message']}"])
     else:  # the worker died before it could say why (a crash, killed)
         tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
         detail = f"the worker process exited with {proc.returncode}\n{tail}"
-    lines = [line for line in detail.splitlines() if line.strip()][:8]
+    lines = [line for line in detail.splitlines() if line.strip() and not _for_developers(line)]
+    lines = lines[:8]
     return TorchImportError(
         f"torch-mlir could not lower {exported.module_name} to linalg on tensors:\n  "
         + "\n  ".join(lines),

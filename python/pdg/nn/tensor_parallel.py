@@ -63,7 +63,6 @@ class ColumnParallelLinear(Module):
         w_dtype = check_weight_dtype(dtype, weight_dtype)
         self.w = self.split_param("w", (d_in, d_out), w_dtype, shards, axis=1)
         self.b = self.split_param("b", (d_out,), dtype, shards, axis=0) if bias else None
-        self.adapter = None
 
     def __call__(self, x: TensorLike) -> TensorLike:
         y = x @ self.w
@@ -81,7 +80,6 @@ class RowParallelLinear(Module):
         w_dtype = check_weight_dtype(dtype, weight_dtype)
         self.w = self.split_param("w", (d_in, d_out), w_dtype, shards, axis=0)
         self.b = self.param("b", (d_out,), dtype) if bias else None
-        self.adapter = None
 
     def __call__(self, x: TensorLike) -> TensorLike:
         y = pf.all_reduce(x @ self.w, over=self.shards.dim)

@@ -1,47 +1,32 @@
-"""A small PyTorch reward model for the tests: the contract of
-build_grpo(reward_model=...), forward(ids (B, L) int64, lengths (B,)) ->
-(B,) scores."""
+"""The reward model of examples/reward_model_grpo.py for the tests: the
+contract of build_grpo(reward_model=...), forward(ids (B, L) int64,
+lengths (B,)) -> (B,) scores. The tests load the example's class rather
+than keep a copy of it."""
 
 from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
 
 import torch
 from torch import nn
 
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "reward_model_grpo.py"
 
-class TinyRewardModel(nn.Module):
-    """Token and position embeddings, one pre-norm transformer encoder
-    layer (padding keys masked by the lengths), mean pooling over each
-    completion's tokens, a linear head."""
 
-    def __init__(self, vocab: int, d: int = 16, heads: int = 2, max_len: int = 64):
-        super().__init__()
-        self.heads = heads
-        self.tok = nn.Embedding(vocab, d)
-        self.pos = nn.Embedding(max_len, d)
-        self.ln1 = nn.LayerNorm(d)
-        self.qkv = nn.Linear(d, 3 * d)
-        self.proj = nn.Linear(d, d)
-        self.ln2 = nn.LayerNorm(d)
-        self.mlp = nn.Sequential(
-            nn.Linear(d, 4 * d), nn.GELU(approximate="tanh"), nn.Linear(4 * d, d)
-        )
-        self.head = nn.Linear(d, 1)
+@functools.cache
+def example_module():
+    """examples/reward_model_grpo.py as a module (its main() not run)."""
+    spec = importlib.util.spec_from_file_location("reward_model_grpo", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    def forward(self, ids, lengths):
-        b, n = ids.shape
-        d = self.tok.embedding_dim
-        valid = torch.arange(n)[None, :] < lengths[:, None]  # (b, n)
-        x = self.tok(ids) + self.pos(torch.arange(n))[None]
-        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
-        q, k, v = (a.reshape(b, n, self.heads, d // self.heads).transpose(1, 2) for a in (q, k, v))
-        scores = q @ k.transpose(2, 3) / (d // self.heads) ** 0.5
-        scores = scores.masked_fill(~valid[:, None, None, :], float("-inf"))
-        att = torch.softmax(scores, dim=-1) @ v
-        x = x + self.proj(att.transpose(1, 2).reshape(b, n, d))
-        x = x + self.mlp(self.ln2(x))
-        w = valid.to(x.dtype)[:, :, None]
-        pooled = (x * w).sum(1) / w.sum(1)
-        return self.head(pooled)[:, 0]
+
+def tiny_reward_model(vocab: int) -> nn.Module:
+    """The example's encoder reward model at a test's size (d 16, 2 heads)."""
+    return example_module().EncoderRewardModel(vocab, d=16, heads=2)
 
 
 def torch_scores(model: nn.Module, completions) -> list[float]:

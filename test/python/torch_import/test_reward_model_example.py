@@ -6,25 +6,21 @@ program and prints each iteration's mean reward."""
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
+from .reward_models import example_module  # noqa: E402
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "reward_model_grpo.py"
 LINE = re.compile(r"iteration (\d+): mean reward ([-+]\d\.\d{4})  loss ([-+]\d\.\d{4})")
 
 
 def test_the_example_runs_and_prints_finite_rewards(monkeypatch, import_cache):
     monkeypatch.setenv("PDG_TORCH_IMPORT_CACHE", str(import_cache))
-    spec = importlib.util.spec_from_file_location("reward_model_grpo", EXAMPLE)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = example_module()
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         result = example.main(

@@ -17,7 +17,7 @@ from pdg.nn import GPTConfig  # noqa: E402
 from pdg.programs import RewardModel, build_grpo  # noqa: E402
 
 from .conftest import assert_close, run_both  # noqa: E402
-from .reward_models import TinyRewardModel, torch_scores  # noqa: E402
+from .reward_models import tiny_reward_model, torch_scores  # noqa: E402
 
 TASK = rl.Addition(10)
 TOK = TASK.tokenizer
@@ -52,9 +52,9 @@ def prompts(count: int, seed: int = 0, iterations: int = 1):
     return out
 
 
-def model(seed: int = 0) -> TinyRewardModel:
+def model(seed: int = 0) -> torch.nn.Module:
     torch.manual_seed(seed)
-    return TinyRewardModel(TOK.vocab).eval()
+    return tiny_reward_model(TOK.vocab).eval()
 
 
 @pytest.mark.parametrize("layout, microbatch", [("group", 2), ("completion", 1)])

@@ -44,6 +44,19 @@ class Shards:
         if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
             raise ProgramError(f"the number of shards must be a positive int, got {self.count!r}")
 
+    def rank_of(self, comm) -> int | None:
+        """This process's rank on `comm` (None without one: the interpreter
+        runs every rank), refusing a communicator of the wrong size."""
+        if comm is None:
+            return None
+        size = comm.Get_size()
+        if size != self.count:
+            raise ValueError(
+                f"this program splits the model over {self.count} ranks, but the "
+                f"communicator has {size}: run it with mpiexec -n {self.count}"
+            )
+        return comm.Get_rank()
+
     def local(self, total: int, what: str) -> int:
         """Each rank's share of `total` (heads, hidden units)."""
         if total % self.count:

@@ -18,7 +18,7 @@ import numpy as np
 import pdg.frontend as pf
 from pdg import optim
 from pdg.nn import GPT, DecoderConfig, LoraSpec
-from pdg.nn.tensor_parallel import Shards
+from pdg.nn.tensor_parallel import Shards, vocab_parallel_nll
 
 from .sequences import check_positions
 
@@ -113,6 +113,7 @@ def build_train_lm(
     masked: bool = False,
     lora: LoraSpec | None = None,
     tensor_parallel: int | None = None,
+    split_vocab: bool = False,
 ) -> TrainProgram:
     """`lora`: only the adapters it adds train (pdg.nn.lora); `weights`
     then hold the base model and the adapters. `tensor_parallel=n`: the
@@ -120,7 +121,9 @@ def build_train_lm(
     world `W`; pdg.nn.tensor_parallel), every rank reads the same batch,
     and each updates its share of the split weights and the whole of the
     others; the gradients cross the ranks through the collectives' rules
-    (pdg.autodiff)."""
+    (pdg.autodiff). `split_vocab` also splits the embedding and the head
+    over the vocabulary (the loss's log-softmax then all-reduces a few
+    scalars per token; pdg.nn.tensor_parallel.vocab_parallel_nll)."""
     check_positions(config, length, "the sequence length")
     prog = pf.Program(name)
     i = prog.dim("i", launch="I")
@@ -128,13 +131,19 @@ def build_train_lm(
     t = prog.dim("t", length)
     shards = None
     if tensor_parallel is not None:
-        shards = Shards(prog.dim("w", world="W", max=tensor_parallel), tensor_parallel)
+        w = prog.dim("w", world="W", max=tensor_parallel)
+        shards = Shards(w, tensor_parallel, vocab=split_vocab)
+    elif split_vocab:
+        raise pf.ProgramError("split_vocab splits over ranks", hint="pass tensor_parallel=n too")
     prog.iterate_parameters(i)
     model = GPT(prog, config, lora=lora, shards=shards)
     tokens = prog.input("tokens", (), "i64", domain=[i, b, t])
     targets = prog.input("targets", (), "i64", domain=[i, b, t])
     logits = model(tokens, prog.coordinate(t), t)
-    nll = (-pf.take(pf.log_softmax(logits), targets)).named("nll")
+    if model.vocab_split:
+        nll = vocab_parallel_nll(logits, targets, shards).named("nll")
+    else:
+        nll = (-pf.take(pf.log_softmax(logits), targets)).named("nll")
     if masked:  # the mean over the targets that count
         mask = prog.input("loss_mask", (), config.dtype, domain=[i, b, t])
         total = (nll * mask)[i, 0:batch, 0:length].sum()

@@ -9,6 +9,7 @@ compiled run on two MPI ranks is test/mpi/test_tensor_parallel.py."""
 from __future__ import annotations
 
 import numpy as np
+import pdg.frontend as pf
 import pytest
 from pdg import optim
 from pdg.interpreter import interpret
@@ -30,13 +31,20 @@ def train(prog, weights, ranks=None):
 
 
 @pytest.mark.parametrize(
-    ("family", "optimizer", "clip"),
-    [("gpt2", optim.SGD(lr=0.5), None), ("llama", optim.Adam(lr=0.01), 0.5)],
+    ("family", "optimizer", "clip", "vocab"),
+    [
+        ("gpt2", optim.SGD(lr=0.5), None, False),
+        ("llama", optim.Adam(lr=0.01), 0.5, False),
+        ("gpt2", optim.SGD(lr=0.5), None, True),  # tied: the table split by rows
+        ("llama", optim.Adam(lr=0.01), 0.5, True),  # untied: the head by columns
+    ],
 )
-def test_two_ranks_take_the_steps_of_the_whole_model(family, optimizer, clip):
+def test_two_ranks_take_the_steps_of_the_whole_model(family, optimizer, clip, vocab):
     cfg = config(family)
     whole = build_train_lm(cfg, BATCH, LENGTH, optimizer, clip_norm=clip)
-    split = build_train_lm(cfg, BATCH, LENGTH, optimizer, clip_norm=clip, tensor_parallel=2)
+    split = build_train_lm(
+        cfg, BATCH, LENGTH, optimizer, clip_norm=clip, tensor_parallel=2, split_vocab=vocab
+    )
     weights = whole.model.init_weights(seed=2, scale=0.2)
     want, want_w, want_s = train(whole, weights)
     got, got_w, got_s = train(split, weights, ranks=2)
@@ -62,3 +70,15 @@ def test_the_split_weights_train_on_their_rank_and_the_rest_all_reduce():
     # column-split products (ln_1's and ln_2's outputs) per layer; the
     # gradient norm: the split weights' squares, once
     assert text.count("pdg.all_reduce sum") == 2 * 2 + 2 * 2 + 1
+
+
+def test_a_vocabulary_split_keeps_a_share_of_the_table_and_the_head():
+    prog = build_train_lm(
+        config("llama"), BATCH, LENGTH, optim.SGD(lr=0.1), tensor_parallel=2, split_vocab=True
+    )
+    text = prog.program.to_mlir()
+    assert '"wte_w" : !pdg.value<[w], tensor<20x32xf64>>' in text
+    assert '"lm_head_w" : !pdg.value<[w], tensor<32x20xf64>>' in text
+    assert "pdg.all_reduce max" in text  # the log-softmax's shift, across the ranks
+    with pytest.raises(pf.ProgramError, match="split_vocab splits over ranks"):
+        build_train_lm(config("gpt2"), BATCH, LENGTH, optim.SGD(lr=0.1), split_vocab=True)

@@ -9,8 +9,9 @@ echo "== lit (IR tests)"
 .venv/bin/lit -sv test
 echo "== pytest"
 # One worker per core (pytest-xdist): the tests are mostly single-threaded
-# compiles, so two workers on two cores halve the wall time.
-.venv/bin/python -m pytest -n auto
+# compiles, so two workers on two cores halve the wall time. The 25 slowest
+# are listed at the end: where to look when the suite outgrows CI's budget.
+.venv/bin/python -m pytest -n auto --durations=25
 # The compiled collectives on two ranks (the `mpi` extra, which the test
 # extra brings): every rank runs test/mpi. Open MPI runs as root only when
 # told twice; `timeout` ends a run whose ranks would wait on each other

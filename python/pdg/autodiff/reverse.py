@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from pdg.frontend import ops
 from pdg.frontend.adjoint_ops import zeros
+from pdg.frontend.collectives import all_reduce
 from pdg.frontend.dtypes import is_float
 from pdg.frontend.emit import needed_where, operands_of
 from pdg.frontend.errors import ProgramError
@@ -33,6 +34,7 @@ from pdg.frontend.tensor import (
 )
 
 from . import rules
+from .collectives import collective_vjp, differentiable_collective
 from .transpose import transpose, transpose_einsum
 
 
@@ -80,6 +82,10 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
         if id(node) in param_ids:
             continue  # a leaf
         g = adjoint[id(node)]
+        if isinstance(node.definition, CollectiveDef):
+            operand = node.definition.operand
+            parts[id(operand.source)].append(collective_vjp(node, g))
+            continue
         # Window reads of an einsum transposed through its factors first: their
         # contributions are then never built.
         done = set()
@@ -107,7 +113,7 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
             )
             parts[id(operand.source)].append(part)
     for v in active:
-        terms = parts[id(v)]
+        terms = _over_ranks(v, parts[id(v)])
         total = terms[0] if terms else zeros(program, v.shape, v.dtype)
         for t in terms[1:]:
             total = total + t
@@ -124,6 +130,23 @@ def grad(loss: TensorLike, params: Sequence[TensorLike]) -> list[RecurrentTensor
         else:
             out.append(zeros(program, p.shape, p.dtype, p.domain))
     return out
+
+
+def _over_ranks(v, terms: list) -> list:
+    """The terms of v's adjoint, with those that are one rank's partial
+    (over a worker dim v is not over: v is read on every rank) summed on
+    the rank and then all-reduced, one collective per value."""
+    mine = {d.name for d in v.domain}
+    partial = [t for t in terms if any(d.worker and d.name not in mine for d in t.domain)]
+    if not partial:
+        return terms
+    total = partial[0]
+    for t in partial[1:]:
+        total = total + t
+    for d in total.domain:
+        if d.worker and d.name not in mine:
+            total = all_reduce(total, over=d)
+    return [t for t in terms if not any(t is p for p in partial)] + [total]
 
 
 def _what(node, operand) -> str:
@@ -160,6 +183,8 @@ def _diff_sources(v: RecurrentTensor) -> list[RecurrentTensor]:
         positions = range(len(d.cases))
     elif isinstance(d, OpDef):
         positions = rules.differentiable(v)
+    elif isinstance(d, CollectiveDef) and differentiable_collective(d):
+        positions = [0]
     else:
         positions = []
     ops_ = operands_of(v)
@@ -230,9 +255,10 @@ def _reason(node, src) -> str:
     if isinstance(d, UdfDef):
         return f"host callback '{d.callee}' has no derivative"
     if isinstance(d, CollectiveDef):
+        what = f"{d.op} {d.reduction}" if d.reduction else d.op
         return (
-            f"{d.op} over '{d.over.name}' has no derivative rule yet; take the gradient "
-            "of each rank's own loss, then all_reduce the gradient"
+            f"{what} over '{d.over.name}' has no derivative rule (all_reduce sum and "
+            "broadcast have one)"
         )
     if not is_float(src.dtype):
         why = ""

@@ -15,7 +15,8 @@ relation. Per producer dim, the entry decides how:
                         the slice's largest size W
 
 and consumer dims the access does not mention are summed over (a dynamic
-one first, per sequence: each ends at its own step). The result
+one first, per sequence: each ends at its own step; a worker dim is kept,
+the result then being one rank's partial that reverse.py all-reduces). The result
 is a node over the producer's domain: a case that holds where some consumer
 reads s, and zeros elsewhere (at the sequence ends and outside slices).
 """
@@ -100,13 +101,20 @@ def transpose(
     for cd in [d for d in consumer_domain if d.kind == "dynamic" and d.name not in mentioned]:
         c = ops.sum(c[tuple(slice(0, d.size) if d is cd else d for d in consumer_domain)], axis=0)
         consumer_domain = tuple(d for d in consumer_domain if d is not cd)
+    # A worker dim the read does not mention (a node on every rank reading a
+    # value that is the same on all of them) stays: the result is this
+    # rank's partial, and reverse.py all-reduces the sum of a value's
+    # partials once.
+    ranks = {d.name for d in consumer_domain if d.worker and d.name not in mentioned}
 
     # Read the contribution from the producer's points.
     by_consumer = {e.consumer.name: e for e in entries if e.consumer is not None}
     read, free = [], []
     for cd in consumer_domain:
         e = by_consumer.get(cd.name)
-        if e is None:
+        if cd.name in ranks:
+            read.append(cd)
+        elif e is None:
             read.append(slice(0, cd.size))
             free.append(cd)
         elif e.kind == "point":
@@ -119,7 +127,8 @@ def transpose(
     lead = [
         cd.name
         for cd in consumer_domain
-        if cd.name not in by_consumer or by_consumer[cd.name].kind == "window"
+        if cd.name not in ranks
+        and (cd.name not in by_consumer or by_consumer[cd.name].kind == "window")
     ]
     free_names = {cd.name for cd in free}
     free_axes = [a for a, name in enumerate(lead) if name in free_names]
@@ -131,7 +140,7 @@ def transpose(
         at = ops.coordinate(e.dim) - e.offset.value
         value = ops.take(value, at, axis=0)
 
-    return _at_producer(value, entries, source)
+    return _at_producer(value, entries, source, ranks)
 
 
 def _window_readers(e: _Entry, cd: Dim) -> slice:
@@ -141,13 +150,17 @@ def _window_readers(e: _Entry, cd: Dim) -> slice:
     return slice(start, imin(cd.size, first + e.width))
 
 
-def _at_producer(value: TensorLike, entries: list[_Entry], source) -> RecurrentTensor:
-    """`value` where some consumer reads the producer's point, zeros elsewhere."""
+def _at_producer(
+    value: TensorLike, entries: list[_Entry], source, ranks: set[str] = frozenset()
+) -> RecurrentTensor:
+    """`value` where some consumer reads the producer's point, zeros
+    elsewhere; over the producer's domain and the worker dims in `ranks`."""
     program = source.program
+    domain = program.ordered_dims({d.name for d in source.domain} | ranks)
     conditions = _conditions(entries)
     if not conditions:
-        return over_domain(value, source.domain)
-    out = program.recurrent(source.shape, source.dtype, source.domain, name=_part(source))
+        return over_domain(value, domain)
+    out = program.recurrent(source.shape, source.dtype, domain, name=_part(source))
     out[Condition(tuple(conditions))] = value
     out[...] = zeros(program, source.shape, source.dtype)
     return out

@@ -189,15 +189,18 @@ class Program:
     def parameters_frozen(self) -> bool:
         return self._frozen > 0
 
-    def parameter(self, name: str, shape: Sequence[int] = (), dtype="f32") -> RecurrentTensor:
+    def parameter(
+        self, name: str, shape: Sequence[int] = (), dtype="f32", domain: Sequence = ()
+    ) -> RecurrentTensor:
         """A weight: the input `name`, or with iterate_parameters(i) a value
         over [i] that starts at that input (unless created inside
-        frozen_parameters())."""
-        initial = self.input(name, shape, dtype)
+        frozen_parameters()). `domain`: dims it varies over besides the
+        iteration (a tensor-parallel weight's worker dim: one share per rank)."""
+        initial = self.input(name, shape, dtype, domain=domain)
         i = self.parameter_dim
         if i is None or self._frozen:
             return initial
-        w = self.recurrent(shape, dtype, domain=[i], name=f"{name}_at")
+        w = self.recurrent(shape, dtype, domain=[i, *domain], name=f"{name}_at")
         w[i == 0] = initial
         self.initial_values[id(w)] = initial
         return w

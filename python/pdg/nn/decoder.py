@@ -33,7 +33,7 @@ from .layers import Embedding, LayerNorm, Linear, Module, RMSNorm, check_activat
 from .lora import LoraSpec, add_adapters
 from .mlp import MLP, GatedMLP
 from .rope import RopeScaling, rope_frequencies
-from .tensor_parallel import Shards
+from .tensor_parallel import Shards, VocabParallelEmbedding
 
 POSITIONS = ("learned", "rotary")
 NORMS = ("layernorm", "rmsnorm")
@@ -204,7 +204,13 @@ class Decoder(Module):
             return self.child(kind(program, sub(name), d, c.norm_eps, c.dtype))
 
         wd = c.weight_dtype
-        self.wte = self.child(Embedding(program, sub("wte"), c.vocab, c.d_model, c.dtype, wd))
+        if self.vocab_split:
+            table = VocabParallelEmbedding(
+                program, sub("wte"), c.vocab, c.d_model, c.dtype, wd, self.shards
+            )
+        else:
+            table = Embedding(program, sub("wte"), c.vocab, c.d_model, c.dtype, wd)
+        self.wte = self.child(table)
         self.wpe = None
         if c.positions == "learned":
             self.wpe = self.child(
@@ -253,14 +259,25 @@ class Decoder(Module):
             self.blocks.append((ln1, attn, ln2, mlp))
         self.ln_f = norm("ln_f", c.d_model)
         self.head = None
-        if not c.tie_embeddings:
+        if not c.tie_embeddings and self.vocab_split:
+            self.head = self.split_param(
+                "lm_head.w", (c.d_model, c.vocab), wd or c.dtype, self.shards, axis=1
+            )
+        elif not c.tie_embeddings:
             self.head = self.param("lm_head.w", (c.d_model, c.vocab), wd or c.dtype)
+
+    @property
+    def vocab_split(self) -> bool:
+        """Whether the embedding and the head are split over the vocabulary:
+        the logits are then each rank's range of them (over the worker dim)."""
+        return self.shards is not None and self.shards.vocab
 
     def __call__(
         self, token: TensorLike, position: TensorLike, step: Dim, prefix: Prefix | None = None
     ) -> TensorLike:
         """Logits (vocab,) for the token at `position`, attending along `step`
-        (and over `prefix`, keys and values shared by groups of rows)."""
+        (and over `prefix`, keys and values shared by groups of rows); with
+        the vocabulary split, this rank's (vocab / n,) of them."""
         h = self.hidden(token, position, step, prefix)
         return h @ (self.wte.table.T if self.head is None else self.head)
 

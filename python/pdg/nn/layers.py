@@ -35,19 +35,14 @@ class Module:
 
     def split_param(self, name: str, shape, dtype, shards, axis: int) -> pf.RecurrentTensor:
         """A weight of whole shape `shape` split along `axis` over the
-        ranks of `shards` (a tensor_parallel.Shards): an input over the
+        ranks of `shards` (a tensor_parallel.Shards): a parameter over the
         worker dim whose point is one rank's share."""
-        if self.program.parameter_dim is not None:
-            raise ProgramError(
-                "tensor parallelism runs inference programs only so far (decode, scoring)",
-                hint="train without shards; gradients through collectives are not built yet",
-            )
         path = f"{self.path}.{name}" if self.path else name
         local = list(shape)
         local[axis] = shards.local(
             shape[axis], f"columns of '{path}'" if axis else f"rows of '{path}'"
         )
-        value = self.program.input(path.replace(".", "_"), local, dtype, domain=[shards.dim])
+        value = self.program.parameter(path.replace(".", "_"), local, dtype, domain=[shards.dim])
         self.params[path] = value
         self.splits[path] = (axis, shards.count)
         if self.program.parameters_frozen:
@@ -126,7 +121,7 @@ class Module:
         of a compiled rank's point along the worker dim), else into every
         rank's share stacked (the interpreter, which runs all ranks)."""
         inputs = {}
-        splits, shapes = self.split_axes(), self.whole_shapes()
+        shapes = self.whole_shapes()
         for path, value in self.parameters().items():
             if path not in weights:
                 raise ProgramError(f"missing weight '{path}'", loc=value.loc)
@@ -140,12 +135,27 @@ class Module:
             name = self.program.initial_value(value).definition.name
             # No copy when the dtype is already right (a model's loaded weights).
             arr = np.asarray(arr, pf.dtypes.numpy_dtype(value.dtype))
-            if path in splits:
-                axis, ranks = splits[path]
-                shares = np.split(arr, ranks, axis=axis)
-                arr = np.stack(shares) if rank is None else np.ascontiguousarray(shares[rank][None])
-            inputs[name] = arr
+            inputs[name] = self.share(path, arr, rank)
         return inputs
+
+    def share(self, path: str, arr: np.ndarray, rank: int | None = None) -> np.ndarray:
+        """A whole weight (or optimizer state) as the program takes it: a
+        split one cut into `rank`'s share with a leading 1 (a compiled rank's
+        point along the worker dim), or into every rank's share stacked
+        (rank None: the interpreter, which runs all ranks); others as given."""
+        split = self.split_axes().get(path)
+        if split is None:
+            return arr
+        axis, ranks = split
+        shares = np.split(arr, ranks, axis=axis)
+        return np.stack(shares) if rank is None else np.ascontiguousarray(shares[rank][None])
+
+    def whole(self, path: str, shares: np.ndarray) -> np.ndarray:
+        """share()'s inverse for every rank's shares stacked (W, *share)."""
+        split = self.split_axes().get(path)
+        if split is None:
+            return shares
+        return np.concatenate(list(shares), axis=split[0])
 
     def init_weights(self, seed: int = 0, scale: float = 0.02) -> dict[str, np.ndarray]:
         """Random weights (normal * scale; norms' gains 1, biases 0), by path."""

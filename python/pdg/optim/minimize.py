@@ -10,6 +10,7 @@ import numpy as np
 
 from pdg.autodiff import grad
 from pdg.frontend import ops
+from pdg.frontend.collectives import all_reduce
 from pdg.frontend.dtypes import numpy_dtype
 from pdg.frontend.errors import ProgramError
 from pdg.frontend.tensor import CasesDef, Dim, RecurrentTensor, TensorLike
@@ -96,7 +97,9 @@ class Training:
             out[program.initial_value(p).definition.name] = np.asarray(weights[path], dtype)
             for slot, name in self.state_inputs[path].items():
                 given = (state or {}).get(path, {}).get(slot)
-                out[name] = np.zeros(p.shape, dtype) if given is None else np.asarray(given, dtype)
+                # Zeros shaped like the weight's input (a split one's shares).
+                zero = np.zeros(np.shape(weights[path]), dtype)
+                out[name] = zero if given is None else np.asarray(given, dtype)
         out[STEP_INPUT] = np.asarray(start_step, np.int64)
         return out
 
@@ -147,10 +150,12 @@ def minimize(
     for path, w in params.items():
         base = program.initial_value(w).definition.name
         slots, inputs = {}, {}
+        # A weight split over ranks keeps its optimizer state split alike.
+        shares = [d for d in w.domain if d is not dim]
         for slot in optimizer.slots:
             inputs[slot] = f"{base}__{slot}"
-            first = program.input(inputs[slot], w.shape, w.dtype)
-            s = program.recurrent(w.shape, w.dtype, domain=[dim], name=f"{base}_{slot}")
+            first = program.input(inputs[slot], w.shape, w.dtype, domain=shares)
+            s = program.recurrent(w.shape, w.dtype, domain=w.domain, name=f"{base}_{slot}")
             s[dim == 0] = first
             slots[slot] = s
         new_w, new_slots = optimizer.update(w, grads[path], slots, step)
@@ -165,11 +170,21 @@ def minimize(
 def global_norm(grads: dict) -> TensorLike:
     """The 2-norm of all the gradients together (what
     torch.nn.utils.clip_grad_norm_ returns)."""
-    total = None
+    # Weights split over ranks (a worker dim in their domain) add their
+    # shares' squares on the rank, then one all-reduce adds the ranks'.
+    whole, split = None, {}
     for g in grads.values():
         sq = (g * g).sum() if g.ndim else g * g
-        total = sq if total is None else total + sq
-    return ops.sqrt(total)
+        worker = next((d for d in g.domain if d.worker), None)
+        if worker is None:
+            whole = sq if whole is None else whole + sq
+        else:
+            split[worker.name] = sq if worker.name not in split else split[worker.name] + sq
+    for local in split.values():
+        worker = next(d for d in local.domain if d.worker)
+        summed = all_reduce(local, over=worker)
+        whole = summed if whole is None else whole + summed
+    return ops.sqrt(whole)
 
 
 def clip_by_global_norm(grads: dict, max_norm: float, norm: TensorLike | None = None):

@@ -101,13 +101,7 @@ class DecodeProgram:
             return None
         if self.shards is None:
             raise ValueError("comm= cuts the weights of a program built with tensor_parallel=")
-        size, rank = comm.Get_size(), comm.Get_rank()
-        if size != self.shards.count:
-            raise ValueError(
-                f"this program splits the model over {self.shards.count} ranks, but the "
-                f"communicator has {size}: run it with mpiexec -n {self.shards.count}"
-            )
-        return rank
+        return self.shards.rank_of(comm)
 
 
 def build_decode(

@@ -117,14 +117,8 @@ def test_splits_that_do_not_divide_are_refused(over, ranks, message):
         build_decode(cfg, eos=None, max_len=8, tensor_parallel=ranks)
 
 
-def test_shards_need_a_worker_dim_and_no_training():
+def test_shards_need_a_worker_dim():
     prog = pf.Program("p")
     b = prog.dim("b", launch="B")
     with pytest.raises(pf.ProgramError, match="'b' is not one"):
         Shards(b, 2)
-    from pdg.nn import Decoder
-
-    w = prog.dim("w", world="W")
-    prog.iterate_parameters(prog.dim("i", launch="I"))
-    with pytest.raises(pf.ProgramError, match="inference programs only"):
-        Decoder(prog, config("gpt2"), shards=Shards(w, 2))

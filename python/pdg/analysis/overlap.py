@@ -45,6 +45,7 @@ class OverlapPlan:
     """The two parts of each stage and every value's stage offset along
     `dim` (1: the value of iteration i runs in stage i - 1)."""
 
+    graph: Graph
     dim: str
     generation: list[Value]
     update: list[Value]
@@ -85,6 +86,7 @@ def plan_overlap(
         else:
             shift[v.name] = 0
     plan = OverlapPlan(
+        graph,
         dim,
         [v for v in over if v.name in generation],
         [v for v in over if v.name not in generation],

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import re
 
+import pdg.frontend as pf
 import pytest
 from pdg import losses, optim, rl
-from pdg.analysis.graph import read_graph
 from pdg.analysis.overlap import plan_overlap
-from pdg.ir import make_context, parse_text
 from pdg.nn import GPTConfig
 from pdg.programs import build_grpo
 
@@ -21,7 +20,7 @@ TOK = TASK.tokenizer
 GRPO = losses.GRPOAlgorithm(group=2, clip=0.2, beta=0.04)
 
 
-def graph_of(staleness: int, **options):
+def plan_of(staleness: int, **options):
     config = GPTConfig(TOK.vocab, 8, 1, 2, None, TASK.prompt_width + 3)
     built = build_grpo(
         config,
@@ -34,14 +33,13 @@ def graph_of(staleness: int, **options):
         staleness=staleness,
         **options,
     )
-    module = parse_text(str(built.program.build()), "grpo", make_context())
-    return read_graph(next(op for op in module.body.operations if op.name == "pdg.graph"))
+    return built.overlap_plan()
 
 
 @pytest.mark.parametrize("staleness", [1, 2])
 @pytest.mark.parametrize("share_prefill", [True, False])
 def test_stale_sampling_overlaps_the_update(staleness, share_prefill):
-    plan = plan_overlap(graph_of(staleness, share_prefill=share_prefill), "i", ["next"])
+    plan = plan_of(staleness, share_prefill=share_prefill)
     assert plan.legal, [p.message for p in plan.problems]
     generation = {v.name for v in plan.generation}
     update = {v.name for v in plan.update}
@@ -58,7 +56,7 @@ def test_stale_sampling_overlaps_the_update(staleness, share_prefill):
 
 def test_synchronous_sampling_is_refused():
     """staleness=0: sampling at i + 1 reads w[i + 1], the update of i."""
-    plan = plan_overlap(graph_of(0), "i", ["next"])
+    plan = plan_of(0)
     assert not plan.legal
     assert "wte_w_at" in {v.name for v in plan.generation}
     assert all("cannot overlap along 'i'" in p.message for p in plan.problems)
@@ -74,5 +72,16 @@ def test_synchronous_sampling_is_refused():
 
 
 def test_unknown_roots_are_refused():
+    plan = plan_of(1)
     with pytest.raises(ValueError, match="not computed over 'i'"):
-        plan_overlap(graph_of(1), "i", ["nothing"])
+        plan_overlap(plan.graph, "i", ["nothing"])
+
+
+def test_a_program_without_iterations_has_no_plan():
+    config = GPTConfig(TOK.vocab, 8, 1, 2, None, TASK.prompt_width + 3)
+    built = build_grpo(
+        config, GRPO, lambda p, c: 1.0, eos=TOK.eos, prompt_width=TASK.prompt_width,
+        max_new_tokens=3,
+    )  # fmt: skip
+    with pytest.raises(pf.ProgramError, match="no iterations to overlap"):
+        built.overlap_plan()

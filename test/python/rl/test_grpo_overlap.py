@@ -54,6 +54,12 @@ def test_stale_sampling_overlaps_the_update(staleness, share_prefill):
     assert plan.shift["loss"] == 0 and plan.shift["next"] == 1
 
 
+def test_a_point_per_completion_overlaps_too():
+    """The completion layout (a dim g, no shared prefill): the same parts."""
+    assert plan_of(1, layout="completion", share_prefill=False).legal
+    assert not plan_of(0, layout="completion", share_prefill=False).legal
+
+
 def test_synchronous_sampling_is_refused():
     """staleness=0: sampling at i + 1 reads w[i + 1], the update of i."""
     plan = plan_of(0)

@@ -52,9 +52,12 @@ IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
 # microbatches of --microbatch prompts' groups: pdg-one-group, a prompt's
 # group per point (microbatch=1); pdg-one-completion, a point per
 # completion (layout="completion"); pdg-one-unshared, pdg-one with every
-# row computing its prompt's positions (share_prefill=False).
-CHOICES = (*IMPLS, "pdg-one-group", "pdg-one-completion", "pdg-one-unshared")
-COMPILED = ("pdg", "pdg-one", "pdg-one-group", "pdg-one-completion", "pdg-one-unshared")
+# row computing its prompt's positions (share_prefill=False);
+# pdg-one-stale1, pdg-one sampling with the weights one iteration back
+# (staleness=1; its iterations still run one after the other).
+VARIANTS = ("pdg-one-group", "pdg-one-completion", "pdg-one-unshared", "pdg-one-stale1")
+CHOICES = (*IMPLS, *VARIANTS)
+COMPILED = ("pdg", "pdg-one", *VARIANTS)
 WIDTHS = (8, 11, 10, 8, 6, 12)  # the table's columns
 # The options a fresh process of one implementation is given.
 SETTINGS = (
@@ -78,11 +81,13 @@ def pdg_trainer(args, one_program: bool):
     make = rl.GRPOProgramTrainer if one_program else rl.SampledGRPOTrainer
     if one_program:
         layout = "completion" if args.impl == "pdg-one-completion" else "group"
-        aligned = args.impl in ("pdg-one", "pdg-one-unshared")
+        aligned = args.impl in ("pdg-one", "pdg-one-unshared", "pdg-one-stale1")
         microbatch = args.microbatch if aligned else 1
         options = {"layout": layout, "microbatch": microbatch}
         if args.impl == "pdg-one-unshared":
             options["share_prefill"] = False
+        if args.impl == "pdg-one-stale1":
+            options["staleness"] = 1
     else:
         options = {"vectorize": args.vectorize}
     trainer = make(
@@ -330,8 +335,7 @@ def main() -> None:
     parser.add_argument(
         "--impls",
         default=",".join(IMPLS),
-        help=f"the rows to run, in turn (default {','.join(IMPLS)}; also "
-        "pdg-one-group, pdg-one-completion, pdg-one-unshared)",
+        help=f"the rows to run, in turn (default {','.join(IMPLS)}; also {', '.join(VARIANTS)})",
     )
     parser.add_argument("--cache", type=Path, help="pdg: the compiled artifacts' directory")
     parser.add_argument(
@@ -348,6 +352,7 @@ def main() -> None:
             "pdg-one-group": run_pdg_one,
             "pdg-one-completion": run_pdg_one,
             "pdg-one-unshared": run_pdg_one,
+            "pdg-one-stale1": run_pdg_one,
             "torch": run_torch,
         }.get(args.impl)
         if run is None:

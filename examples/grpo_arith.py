@@ -6,6 +6,7 @@
     python examples/grpo_arith.py --algorithm ppo    # PPO: a critic, GAE, 4 epochs per batch
     python examples/grpo_arith.py --algorithm dpo    # DPO: the sum chosen, a near miss rejected
     python examples/grpo_arith.py --one-program      # GRPO's whole loop as one compiled program
+    python examples/grpo_arith.py --one-program --staleness 1   # sampling one update behind
     mpiexec -n 2 python -m mpi4py examples/grpo_arith.py --one-program   # data-parallel, 2 ranks
 
 1. Supervised fine-tuning (the train_lm program, loss on the answer only)
@@ -23,7 +24,9 @@
    clipped surrogate and value losses; the KL to the SFT model shapes the
    per-token rewards). With --algorithm dpo (rl.PairwiseDPOTrainer), no sampling:
    pairs of the exact sum (chosen) and a near miss (rejected), 25 compiled
-   DPO updates per call.
+   DPO updates per call. --staleness K (with --one-program): iteration i
+   samples with the weights of iteration i - K and the loss corrects with
+   the clipped ratio to them (off-policy GRPO, build_grpo(staleness=)).
 Held-out greedy accuracy is measured before and after; a JSONL log and a
 PNG plot of reward and response length per iteration are written
 (--save-weights FILE.safetensors also writes the trained policy).
@@ -76,12 +79,22 @@ def main() -> None:
     parser.add_argument(
         "--microbatch", type=int, default=4, help="--one-program: prompts per aligned microbatch"
     )
+    parser.add_argument(
+        "--staleness",
+        type=int,
+        default=0,
+        help="--one-program: iteration i samples with the weights of iteration i - K",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("grpo_arith"))
     parser.add_argument(
         "--save-weights", type=Path, help="write the trained policy here (.safetensors)"
     )
     args = parser.parse_args()
+    if args.staleness and not (args.one_program and args.algorithm == "grpo"):
+        parser.error("--staleness needs --one-program (GRPO as one compiled program)")
+    if args.staleness < 0:
+        parser.error(f"--staleness must be 0 or more iterations, got {args.staleness}")
     comm = communicator(parser, args)
     if comm is not None and comm.Get_rank() > 0:
         sys.stdout = open(os.devnull, "w")  # rank 0 reports
@@ -143,6 +156,8 @@ def main() -> None:
         make_trainer = rl.GRPOProgramTrainer if args.one_program else rl.SampledGRPOTrainer
         # The one program steps the groups of --microbatch prompts together.
         options = {"microbatch": args.microbatch} if args.one_program else {}
+        if args.staleness:
+            options["staleness"] = args.staleness
         if comm is not None:
             options["comm"] = comm
     trainer = make_trainer(
@@ -158,6 +173,9 @@ def main() -> None:
     )
     name = args.algorithm.upper()
     what = "the GRPO program" if args.one_program else f"sampling and the {name} update"
+    stale = getattr(getattr(trainer, "program", None), "staleness", 0)
+    if stale:
+        what += f" (sampling {stale} update{'s' * (stale > 1)} behind)"
     print(f"compiled {what} and greedy decoding in {time.perf_counter() - start:.1f} s")
     before = trainer.evaluate(weights, held_out)
     print(f"held-out accuracy after SFT: {before:.3f}")
@@ -185,6 +203,7 @@ def main() -> None:
                 "kl": stats.kl,
                 "length": stats.length,
                 "loss": stats.loss,
+                "staleness": stale,  # the compiled program's
                 **{f"{n}_s": v for n, v in stats.seconds.items()},
             }
             if (k + 1) % 25 == 0 or k + 1 == args.grpo_steps:

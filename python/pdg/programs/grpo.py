@@ -107,6 +107,22 @@ class GRPOProgram:
     shared_prefill: bool = False  # see build_grpo(share_prefill=)
     staleness: int = 0  # see build_grpo(staleness=)
 
+    def overlap_plan(self):
+        """The isl plan (pdg.analysis.overlap) that runs the generation of
+        iteration i + 1 beside the update of iteration i: its parts, each
+        value's stage, and `problems`, the reads that forbid it (with
+        staleness 0, the sampling's read of the weights the update of the
+        iteration before computes)."""
+        from pdg.analysis.graph import read_graph
+        from pdg.analysis.overlap import plan_overlap
+        from pdg.ir import make_context, parse_text
+
+        if self.training is None:
+            raise pf.ProgramError("a program without an optimizer has no iterations to overlap")
+        module = parse_text(str(self.program.build()), "grpo", make_context())
+        graph = read_graph(next(op for op in module.body.operations if op.name == "pdg.graph"))
+        return plan_overlap(graph, self.training.dim.name, ["next"])
+
     def inputs(
         self,
         weights: dict,

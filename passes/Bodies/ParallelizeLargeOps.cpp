@@ -129,12 +129,17 @@ Value tileSize(OpBuilder &b, Location loc, Value extent, int64_t align) {
   return arith::MaxUIOp::create(b, loc, size, step);
 }
 
-/// True if `op` already runs on many threads: inside a parallel loop, or in
-/// a function the driver calls inside one (marked `pdg.in_parallel_loop`).
-/// Splitting it again would only add the cost of a team of one per call.
-bool runsInParallel(linalg::LinalgOp op) {
-  if (op->getParentOfType<scf::ParallelOp>())
-    return true;
+/// True if `op` is inside an scf.parallel of its own function: it runs on
+/// many threads already, and splitting it again would only add the cost of
+/// a team of one per call.
+bool inParallelLoop(linalg::LinalgOp op) { return op->getParentOfType<scf::ParallelOp>(); }
+
+/// True if `op` is in a function the driver calls inside one of its
+/// parallel loops (marked `pdg.in_parallel_loop`). Where that loop has
+/// fewer points than the pool has threads (one sequence's decode step), it
+/// runs on the caller alone (pdg-conditional-forks) and the function's own
+/// tiles fork; else they run as a team of one.
+bool calledInDriverLoop(linalg::LinalgOp op) {
   auto fn = op->getParentOfType<FunctionOpInterface>();
   return fn && fn->hasAttr(kInParallelLoop);
 }
@@ -147,8 +152,11 @@ struct ParallelizeLargeOps
     ModuleOp module = getOperation();
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics() && op.getNumLoops() > 0 && op.getNumDpsInits() > 0 &&
-          work(op) >= minWork && splitLoop(op) && !runsInParallel(op))
+      if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 || op.getNumDpsInits() == 0 ||
+          inParallelLoop(op) || !splitLoop(op))
+        return;
+      int64_t least = calledInDriverLoop(op) ? minWorkInLoop : minWork;
+      if (least >= 0 && work(op) >= least)
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());

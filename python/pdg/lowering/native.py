@@ -34,6 +34,13 @@ BLAS_MIN_FLOPS = 1 << 17
 BLAS_MIN_DIM = 2
 BLAS_HELPER = "pdg_blas_sgemm"
 
+# Ops in a body the driver calls inside its parallel loop over the
+# sequences are split into tiles from this many points on. At batch 1 that
+# loop runs on one thread (pdg-conditional-forks) and the tiles share out
+# the threads: decode's matrix-vector products then stream the weights on
+# every core. Measured with bench/matvec_split.py on 2 cores: SEE RESULTS.
+SPLIT_IN_LOOP_MIN_WORK = 65536
+
 
 def _call_blas() -> tuple[int, int] | None:
     """pdg-call-blas's thresholds; None (no calls) without the library."""
@@ -47,7 +54,9 @@ def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
     index checks (see index_checks). `check_indices=False` leaves reads at
     data-dependent indices unchecked: only to measure what the checks cost
     (bench/index_checks.py)."""
-    run_registered(module, pipelines.to_loops(check_indices, _call_blas()))
+    run_registered(
+        module, pipelines.to_loops(check_indices, _call_blas(), SPLIT_IN_LOOP_MIN_WORK)
+    )
     checks = index_checks(module)
     run_registered(module, pipelines.TO_LLVM)
     _tell_llvm_what_it_cannot_see(module)

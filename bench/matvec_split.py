@@ -1,9 +1,10 @@
 """Matrix-vector products of one sequence (decode at batch 1): y = x @ w for
-a point of the batch dim b, compiled twice, with the product split into
-tiles that the pool shares out (as pdg compiles it: the driver's loop over
-b, of one point, runs on the caller, pdg-conditional-forks) and whole on
-one thread (native.SPLIT_IN_LOOP_MIN_WORK = -1). Where the two cross is
-where SPLIT_IN_LOOP_MIN_WORK belongs.
+a point of the batch dim b, compiled whole on one
+thread (native.SPLIT_IN_LOOP_MIN_WORK = -1) and split into tiles that the
+pool shares out (as pdg compiles it: the driver's loop over b, of one
+point, runs on the caller, pdg-conditional-forks), into at most --tiles
+tiles (native.SPLIT_IN_LOOP_TILES). Where whole and split cross is where
+SPLIT_IN_LOOP_MIN_WORK belongs.
 
     python bench/matvec_split.py                       # small to gpt2-124m's
     python bench/matvec_split.py --shapes 768x3072 --repeats 50
@@ -51,17 +52,19 @@ def program(k: int, n: int, dtype: str):
     return prog
 
 
-def compiled(k: int, n: int, dtype: str, split: bool, out: Path):
+def compiled(k: int, n: int, dtype: str, tiles: int | None, out: Path):
+    """The product split into at most `tiles` tiles, or whole (None)."""
     from pdg.lowering import native
     from pdg.lowering.artifact import compile_module
     from pdg.runtime import load
 
-    saved = native.SPLIT_IN_LOOP_MIN_WORK
-    native.SPLIT_IN_LOOP_MIN_WORK = 0 if split else -1
+    saved = native.SPLIT_IN_LOOP_MIN_WORK, native.SPLIT_IN_LOOP_TILES
+    native.SPLIT_IN_LOOP_MIN_WORK = -1 if tiles is None else 0
+    native.SPLIT_IN_LOOP_TILES = tiles or 1
     try:
         compile_module(program(k, n, dtype).build(), out, gpu=False)
     finally:
-        native.SPLIT_IN_LOOP_MIN_WORK = saved
+        native.SPLIT_IN_LOOP_MIN_WORK, native.SPLIT_IN_LOOP_TILES = saved
     return load(out)
 
 
@@ -80,15 +83,25 @@ def main() -> None:
     parser.add_argument("--shapes", nargs="+", default=SHAPES, help="KxN of the weights")
     parser.add_argument("--dtype", choices=["f32", "bf16"], default="f32")
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument(
+        "--tiles", type=int, nargs="+", default=None, help="split builds' most tiles"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results" / "matvec_split.json")
     args = parser.parse_args()
     import ml_dtypes
+    from pdg.lowering import native
 
+    variants = {"whole": None} | {
+        f"split/{t}": t for t in (args.tiles or [native.SPLIT_IN_LOOP_TILES])
+    }
     rng = np.random.default_rng(0)
     results = []
     threads = os.environ.get("PDG_NUM_THREADS", "all")
-    print(f"{'K x N':>10} {'points':>9} {'whole':>9} {'split':>9} {'split/whole':>11}"
-          f"   (ms, best of {args.repeats}; {threads} threads, {args.dtype} weights)")
+    names = " ".join(f"{v:>9}" for v in variants)
+    print(
+        f"{'K x N':>10} {'points':>9} {names}   (ms, best of {args.repeats}; split/T: at most "
+        f"T tiles; {threads} threads, {args.dtype} weights)"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for shape in args.shapes:
             k, n = (int(v) for v in shape.split("x"))
@@ -99,19 +112,21 @@ def main() -> None:
             expected = x.astype(np.float64) @ w.astype(np.float64)
             row = {"k": k, "n": n, "dtype": args.dtype}
             outputs = {}
-            for name, split in (("whole", False), ("split", True)):
-                prog = compiled(k, n, args.dtype, split, Path(tmp) / f"{name}-{shape}")
+            for name, tiles in variants.items():
+                where = Path(tmp) / f"{name.replace('/', '-')}-{shape}"
+                prog = compiled(k, n, args.dtype, tiles, where)
                 inputs, symbols = {"x": x, "w": w}, {"B": 1}
                 outputs[name] = np.asarray(prog.run(inputs, symbols).outputs["y"])
                 err = np.abs(outputs[name] - expected).max() / np.abs(expected).max()
                 assert err < 1e-5, f"{name} {shape}: relative error {err:.1e}"
                 row[name] = best(lambda p=prog, i=inputs, s=symbols: p.run(i, s), args.repeats)
-            row["same_bits"] = bool(np.array_equal(outputs["whole"], outputs["split"]))
+            row["same_bits"] = all(np.array_equal(outputs["whole"], y) for y in outputs.values())
             row["load"] = os.getloadavg()[0]
             results.append(row)
+            times = " ".join(f"{row[v] * 1e3:9.3f}" for v in variants)
             print(
-                f"{shape:>10} {k * n:9d} {row['whole'] * 1e3:9.3f} {row['split'] * 1e3:9.3f} "
-                f"{row['split'] / row['whole']:11.2f}   load {row['load']:.1f}"
+                f"{shape:>10} {k * n:9d} {times}   load {row['load']:.1f}"
+                + ("" if row["same_bits"] else "  (bits differ)")
             )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"results": results}, indent=2) + "\n")

@@ -212,7 +212,9 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     Option<"minWork", "min-work", "int64_t", /*default=*/"65536",
            "iteration points below which an op stays on one thread">,
     Option<"minWorkInLoop", "min-work-in-loop", "int64_t", /*default=*/"65536",
-           "the same in a body the driver calls in a parallel loop (-1: never split there)">
+           "the same in a body the driver calls in a parallel loop (-1: never split there)">,
+    Option<"tilesInLoop", "tiles-in-loop", "int64_t", /*default=*/"64",
+           "the most tiles an op in such a body is cut into">
   ];
   let statistics = [
     Statistic<"numSplit", "split", "linalg ops split into tiles">

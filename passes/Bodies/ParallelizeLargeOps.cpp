@@ -113,16 +113,16 @@ int64_t alignment(linalg::LinalgOp op, unsigned dim) {
   return kRowsAlign;
 }
 
-/// The tile size along a loop of `extent` points: ceil(extent / kTiles)
-/// rounded up to a multiple of `align`, so at least `align` (never 0, which
-/// tiling reads as "not tiled").
-int64_t tileSize(int64_t extent, int64_t align) {
-  return llvm::alignTo(llvm::divideCeil(std::max<int64_t>(extent, 1), kTiles), align);
+/// The tile size along a loop of `extent` points cut into at most `tiles`:
+/// ceil(extent / tiles) rounded up to a multiple of `align`, so at least
+/// `align` (never 0, which tiling reads as "not tiled").
+int64_t tileSize(int64_t extent, int64_t align, int64_t tiles) {
+  return llvm::alignTo(llvm::divideCeil(std::max<int64_t>(extent, 1), tiles), align);
 }
 
 /// tileSize() of a dynamic extent, computed where the op runs.
-Value tileSize(OpBuilder &b, Location loc, Value extent, int64_t align) {
-  Value tiles = arith::ConstantIndexOp::create(b, loc, kTiles);
+Value tileSize(OpBuilder &b, Location loc, Value extent, int64_t align, int64_t count) {
+  Value tiles = arith::ConstantIndexOp::create(b, loc, count);
   Value step = arith::ConstantIndexOp::create(b, loc, align);
   Value each = arith::CeilDivUIOp::create(b, loc, extent, tiles);
   Value size = arith::MulIOp::create(b, loc, arith::CeilDivUIOp::create(b, loc, each, step), step);
@@ -164,6 +164,10 @@ struct ParallelizeLargeOps
       unsigned dim = *splitLoop(op);
       int64_t align = alignment(op, dim);
       int64_t extent = op.getStaticLoopRanges()[dim];
+      // In a body of the driver's loop the tiles split one sequence's
+      // product; fewer, wider tiles keep the weights' rows long runs of
+      // memory (a matrix-vector product streams them once).
+      int64_t tiles = calledInDriverLoop(op) ? std::max<int64_t>(tilesInLoop, 1) : kTiles;
       Location loc = op.getLoc();
       rewriter.setInsertionPoint(op);
       // Tile sizes: 0 (not tiled) but along `dim`.
@@ -174,11 +178,11 @@ struct ParallelizeLargeOps
         Value n = getValueOrCreateConstantIndexOp(rewriter, loc, loopRanges[dim].size);
         SmallVector<Value, 4> sizes(op.getNumLoops(),
                                     arith::ConstantIndexOp::create(rewriter, loc, 0));
-        sizes[dim] = tileSize(rewriter, loc, n, align);
+        sizes[dim] = tileSize(rewriter, loc, n, align, tiles);
         options.setTileSizes(sizes);
-      } else if (extent > tileSize(extent, align)) {
+      } else if (extent > tileSize(extent, align, tiles)) {
         SmallVector<int64_t> sizes(op.getNumLoops(), 0);
-        sizes[dim] = tileSize(extent, align);
+        sizes[dim] = tileSize(extent, align, tiles);
         options.setTileSizes(sizes);
       } else {
         continue; // one tile: stays whole

@@ -7,6 +7,7 @@
 // RUN: pdg-opt %s --pdg-parallelize-large-ops | FileCheck %s
 // RUN: pdg-opt %s --pdg-parallelize-large-ops=min-work=1000000000 | FileCheck %s --check-prefix=HIGH
 // RUN: pdg-opt %s --pdg-parallelize-large-ops=min-work-in-loop=-1 | FileCheck %s --check-prefix=NESTED-OFF
+// RUN: pdg-opt %s --pdg-parallelize-large-ops=tiles-in-loop=2 | FileCheck %s --check-prefix=TWO
 // Through the lowering's body pipeline, whose pdg-interchange-reductions
 // aborted on these ops on buffers (a reduction first moves outside).
 // RUN: pdg-opt %s --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops | FileCheck %s --check-prefix=LOWERED
@@ -142,6 +143,11 @@ func.func @dynamic_rows(%a: memref<?x1024xf32>, %c: memref<?x1024xf32>) {
 // CHECK: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%[[C2304]]) step (%[[C64]])
 // CHECK: memref.subview %{{.*}}[0, %[[J]]] [768, 64] [1, 1]
 // CHECK: linalg.generic
+// With tiles-in-loop=2, two tiles of 1152 columns (the ops outside such a
+// body keep their 64).
+// TWO-LABEL: func.func @called_in_parallel(
+// TWO: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c2304) step (%c1152{{.*}})
+// TWO: memref.subview %{{.*}}[0, %{{.*}}] [768, 1152] [1, 1]
 // NESTED-OFF-LABEL: func.func @called_in_parallel(
 // NESTED-OFF-NOT: scf.parallel
 // NESTED-OFF: linalg.generic

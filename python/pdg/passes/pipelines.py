@@ -78,6 +78,7 @@ def to_loops(
     check_indices: bool = True,
     call_blas: tuple[int, int] | None = None,
     split_in_loop: int = 65536,
+    tiles_in_loop: int = 64,
 ) -> str:
     """Products get their tiles, large ones sgemm calls (with `call_blas`:
     the fewest multiply-adds and rows/columns of a call; see
@@ -86,7 +87,8 @@ def to_loops(
     from data get a bounds check (whose sites native.index_checks reads
     back before TO_LLVM). `split_in_loop`: the fewest points of an op in a
     body the driver calls in its parallel loops that is split into tiles
-    (see native.SPLIT_IN_LOOP_MIN_WORK; -1: none). `check_indices=False`
+    (see native.SPLIT_IN_LOOP_MIN_WORK; -1: none), into at most
+    `tiles_in_loop` tiles. `check_indices=False`
     only to measure what the checks cost."""
     blas = ""
     if call_blas is not None:
@@ -94,7 +96,8 @@ def to_loops(
         blas = f"pdg-call-blas{{min-flops={min_flops} min-dim={min_dim}}},"
     return (
         "pdg-copies-to-linalg,"
-        f"pdg-parallelize-large-ops{{min-work-in-loop={split_in_loop}}},"
+        "pdg-parallelize-large-ops{"
+        f"min-work-in-loop={split_in_loop} tiles-in-loop={tiles_in_loop}}},"
         f"{blas}pdg-register-tile-contractions,"
         "func.func(convert-linalg-to-loops)" + (",pdg-check-indices" if check_indices else "")
     )

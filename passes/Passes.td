@@ -199,20 +199,50 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     pdg-register-tile-contractions), so at most 64 tiles. Which elements
     share a tile (and so which run a vectorized loop's remainder or a
     register tile's edge) is then the same on every thread count, and so
-    are the results. Ops already inside an scf.parallel, or in a function
-    marked `pdg.in_parallel_loop` (a body the driver calls inside its
-    parallel loops), stay whole, as do ops on tensors, ops without a
-    parallel loop and ops whose static extent fits one tile.
+    are the results. Ops already inside an scf.parallel stay whole, as do
+    ops on tensors, ops without a parallel loop and ops whose static extent
+    fits one tile. In a function marked `pdg.in_parallel_loop` (a body the
+    driver calls inside its parallel loops) an op is split from
+    `min-work-in-loop` points: where the driver's loop has fewer points
+    than threads (decode at batch 1), pdg-conditional-forks runs it on the
+    caller alone and these tiles share out the threads instead; else they
+    run as a team of one, at the cost of a call.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"65536",
-           "iteration points below which an op stays on one thread">
+           "iteration points below which an op stays on one thread">,
+    Option<"minWorkInLoop", "min-work-in-loop", "int64_t", /*default=*/"65536",
+           "the same in a body the driver calls in a parallel loop (-1: never split there)">,
+    Option<"tilesInLoop", "tiles-in-loop", "int64_t", /*default=*/"64",
+           "the most tiles an op in such a body is cut into">
   ];
   let statistics = [
     Statistic<"numSplit", "split", "linalg ops split into tiles">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect"];
+}
+
+def PdgConditionalForks : Pass<"pdg-conditional-forks", "::mlir::ModuleOp"> {
+  let summary = "Fork a parallel loop that holds parallel loops only when it has a point per thread";
+  let description = [{
+    Runs after convert-scf-to-openmp. A parallel region can use the pool
+    only where no region around it holds it, so when the driver's loop over
+    the sequences forks, the bodies it calls run their own split products
+    as teams of one, and at batch 1 one thread does all the work. This pass
+    gives each omp.parallel whose region reaches another omp.parallel
+    (nested, or in a function it calls, transitively) the clause
+    `if(points >= pdg_thread_slots())`, its loop's points counted from the
+    bounds of its omp.loop_nest. Below that the runtime runs the region on
+    the caller alone (`__kmpc_fork_call_if`) and the inner regions fork.
+    Regions with an if clause already, without one loop nest at their top,
+    or whose bounds are computed inside them are left as they are.
+  }];
+  let statistics = [
+    Statistic<"numConditional", "conditional", "parallel regions given an if clause">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::omp::OpenMPDialect"];
 }
 
 def PdgInlineAllocaScopes : Pass<"pdg-inline-alloca-scopes"> {

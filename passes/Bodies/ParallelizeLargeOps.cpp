@@ -113,28 +113,33 @@ int64_t alignment(linalg::LinalgOp op, unsigned dim) {
   return kRowsAlign;
 }
 
-/// The tile size along a loop of `extent` points: ceil(extent / kTiles)
-/// rounded up to a multiple of `align`, so at least `align` (never 0, which
-/// tiling reads as "not tiled").
-int64_t tileSize(int64_t extent, int64_t align) {
-  return llvm::alignTo(llvm::divideCeil(std::max<int64_t>(extent, 1), kTiles), align);
+/// The tile size along a loop of `extent` points cut into at most `tiles`:
+/// ceil(extent / tiles) rounded up to a multiple of `align`, so at least
+/// `align` (never 0, which tiling reads as "not tiled").
+int64_t tileSize(int64_t extent, int64_t align, int64_t tiles) {
+  return llvm::alignTo(llvm::divideCeil(std::max<int64_t>(extent, 1), tiles), align);
 }
 
 /// tileSize() of a dynamic extent, computed where the op runs.
-Value tileSize(OpBuilder &b, Location loc, Value extent, int64_t align) {
-  Value tiles = arith::ConstantIndexOp::create(b, loc, kTiles);
+Value tileSize(OpBuilder &b, Location loc, Value extent, int64_t align, int64_t count) {
+  Value tiles = arith::ConstantIndexOp::create(b, loc, count);
   Value step = arith::ConstantIndexOp::create(b, loc, align);
   Value each = arith::CeilDivUIOp::create(b, loc, extent, tiles);
   Value size = arith::MulIOp::create(b, loc, arith::CeilDivUIOp::create(b, loc, each, step), step);
   return arith::MaxUIOp::create(b, loc, size, step);
 }
 
-/// True if `op` already runs on many threads: inside a parallel loop, or in
-/// a function the driver calls inside one (marked `pdg.in_parallel_loop`).
-/// Splitting it again would only add the cost of a team of one per call.
-bool runsInParallel(linalg::LinalgOp op) {
-  if (op->getParentOfType<scf::ParallelOp>())
-    return true;
+/// True if `op` is inside an scf.parallel of its own function: it runs on
+/// many threads already, and splitting it again would only add the cost of
+/// a team of one per call.
+bool inParallelLoop(linalg::LinalgOp op) { return op->getParentOfType<scf::ParallelOp>(); }
+
+/// True if `op` is in a function the driver calls inside one of its
+/// parallel loops (marked `pdg.in_parallel_loop`). Where that loop has
+/// fewer points than the pool has threads (one sequence's decode step), it
+/// runs on the caller alone (pdg-conditional-forks) and the function's own
+/// tiles fork; else they run as a team of one.
+bool calledInDriverLoop(linalg::LinalgOp op) {
   auto fn = op->getParentOfType<FunctionOpInterface>();
   return fn && fn->hasAttr(kInParallelLoop);
 }
@@ -147,8 +152,11 @@ struct ParallelizeLargeOps
     ModuleOp module = getOperation();
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureBufferSemantics() && op.getNumLoops() > 0 && op.getNumDpsInits() > 0 &&
-          work(op) >= minWork && splitLoop(op) && !runsInParallel(op))
+      if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 || op.getNumDpsInits() == 0 ||
+          inParallelLoop(op) || !splitLoop(op))
+        return;
+      int64_t least = calledInDriverLoop(op) ? minWorkInLoop : minWork;
+      if (least >= 0 && work(op) >= least)
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -156,6 +164,10 @@ struct ParallelizeLargeOps
       unsigned dim = *splitLoop(op);
       int64_t align = alignment(op, dim);
       int64_t extent = op.getStaticLoopRanges()[dim];
+      // In a body of the driver's loop the tiles split one sequence's
+      // product; fewer, wider tiles keep the weights' rows long runs of
+      // memory (a matrix-vector product streams them once).
+      int64_t tiles = calledInDriverLoop(op) ? std::max<int64_t>(tilesInLoop, 1) : kTiles;
       Location loc = op.getLoc();
       rewriter.setInsertionPoint(op);
       // Tile sizes: 0 (not tiled) but along `dim`.
@@ -166,11 +178,11 @@ struct ParallelizeLargeOps
         Value n = getValueOrCreateConstantIndexOp(rewriter, loc, loopRanges[dim].size);
         SmallVector<Value, 4> sizes(op.getNumLoops(),
                                     arith::ConstantIndexOp::create(rewriter, loc, 0));
-        sizes[dim] = tileSize(rewriter, loc, n, align);
+        sizes[dim] = tileSize(rewriter, loc, n, align, tiles);
         options.setTileSizes(sizes);
-      } else if (extent > tileSize(extent, align)) {
+      } else if (extent > tileSize(extent, align, tiles)) {
         SmallVector<int64_t> sizes(op.getNumLoops(), 0);
-        sizes[dim] = tileSize(extent, align);
+        sizes[dim] = tileSize(extent, align, tiles);
         options.setTileSizes(sizes);
       } else {
         continue; // one tile: stays whole

@@ -4,7 +4,8 @@
    convert-scf-to-openmp and the OpenMP translation turn it into an outlined
    function and calls of the OpenMP runtime's ABI (`__kmpc_fork_call` with
    one packed argument, `__kmpc_for_static_init_8u`, `..._fini`,
-   `__kmpc_barrier`, `__kmpc_global_thread_num`). No OpenMP runtime is
+   `__kmpc_barrier`, `__kmpc_global_thread_num`, and `__kmpc_fork_call_if`
+   where a region has an if clause). No OpenMP runtime is
    installed on a fresh machine, so those are defined here, on pthreads, and
    a program needs nothing but libc and libm.
 
@@ -195,18 +196,9 @@ PDG_HIDDEN int32_t __kmpc_global_thread_num(void *loc) {
   return pdg_thread_id;
 }
 
-/* The OpenMP translation packs what the loop reads into one struct: one
-   argument after the task. */
-PDG_HIDDEN void __kmpc_fork_call(void *loc, int32_t argc, pdg_task task, ...) {
-  (void)loc;
-  void *arg = NULL;
-  va_list args;
-  va_start(args, task);
-  if (argc > 0)
-    arg = va_arg(args, void *);
-  va_end(args);
-  if (argc > 1)
-    abort(); /* not what the translation emits */
+/* Runs `task` on the pool's team, or on this thread alone where the pool is
+   taken: nested in another team, or held by another caller. */
+static void pdg_fork(pdg_task task, void *arg) {
   int32_t gtid = pdg_thread_id, btid = 0;
   if (pdg_team_size > 1 || pthread_mutex_trylock(&pdg_pool.owner) != 0) {
     /* Nested, or another caller has the pool: a team of one, this thread. */
@@ -245,6 +237,42 @@ PDG_HIDDEN void __kmpc_fork_call(void *loc, int32_t argc, pdg_task task, ...) {
     __atomic_store_n(&pdg_pool.caller_asleep, 0, __ATOMIC_SEQ_CST);
   }
   pthread_mutex_unlock(&pdg_pool.owner);
+}
+
+/* The OpenMP translation packs what the loop reads into one struct: one
+   argument after the task. */
+PDG_HIDDEN void __kmpc_fork_call(void *loc, int32_t argc, pdg_task task, ...) {
+  (void)loc;
+  void *arg = NULL;
+  va_list args;
+  va_start(args, task);
+  if (argc > 0)
+    arg = va_arg(args, void *);
+  va_end(args);
+  if (argc > 1)
+    abort(); /* not what the translation emits */
+  pdg_fork(task, arg);
+}
+
+/* A parallel region with an if clause (pdg-conditional-forks gives one to
+   a loop whose body holds parallel loops of its own). Where `cond` is 0,
+   the caller runs the region as a team of one and leaves the pool free, so
+   the loops inside the region fork instead: one sequence's decode step
+   shares out its matrix-vector products rather than its single point. */
+PDG_HIDDEN void __kmpc_fork_call_if(void *loc, int32_t argc, pdg_task task, int32_t cond,
+                                    void *arg) {
+  (void)loc;
+  if (argc == 0)
+    arg = NULL;
+  if (cond) {
+    pdg_fork(task, arg);
+    return;
+  }
+  int32_t gtid = pdg_thread_id, btid = 0;
+  int32_t outer = pdg_team_size;
+  pdg_team_size = 1; /* this thread runs every iteration */
+  task(&gtid, &btid, arg);
+  pdg_team_size = outer;
 }
 
 /* This thread's share of iterations [*lower, *upper] (inclusive; a zero

@@ -6,6 +6,8 @@
 // last dim).
 // RUN: pdg-opt %s --pdg-parallelize-large-ops | FileCheck %s
 // RUN: pdg-opt %s --pdg-parallelize-large-ops=min-work=1000000000 | FileCheck %s --check-prefix=HIGH
+// RUN: pdg-opt %s --pdg-parallelize-large-ops=min-work-in-loop=-1 | FileCheck %s --check-prefix=NESTED-OFF
+// RUN: pdg-opt %s --pdg-parallelize-large-ops=tiles-in-loop=2 | FileCheck %s --check-prefix=TWO
 // Through the lowering's body pipeline, whose pdg-interchange-reductions
 // aborted on these ops on buffers (a reduction first moves outside).
 // RUN: pdg-opt %s --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops | FileCheck %s --check-prefix=LOWERED
@@ -130,15 +132,37 @@ func.func @dynamic_rows(%a: memref<?x1024xf32>, %c: memref<?x1024xf32>) {
   return
 }
 
-// Already parallel: a body the driver calls inside its parallel loops, or
-// an op inside an scf.parallel. Whole.
+// A body the driver calls inside its parallel loops: split too, since at
+// fewer points than threads (one sequence) that loop runs on one thread
+// and these tiles fork instead (pdg-conditional-forks). A matrix-vector
+// product of decode at batch 1 (768 x 2304 weights) is cut along the
+// weights' columns, 36 tiles of 64. min-work-in-loop=-1 leaves them whole.
 // CHECK-LABEL: func.func @called_in_parallel(
-// CHECK-NOT: scf.parallel
-// CHECK: linalg.copy
-func.func @called_in_parallel(%a: memref<512x512xf32>, %c: memref<512x512xf32>) attributes {pdg.in_parallel_loop} {
-  linalg.copy ins(%a : memref<512x512xf32>) outs(%c : memref<512x512xf32>)
+// CHECK: %[[C2304:.*]] = arith.constant 2304 : index
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%[[C2304]]) step (%[[C64]])
+// CHECK: memref.subview %{{.*}}[0, %[[J]]] [768, 64] [1, 1]
+// CHECK: linalg.generic
+// With tiles-in-loop=2, two tiles of 1152 columns (the ops outside such a
+// body keep their 64).
+// TWO-LABEL: func.func @called_in_parallel(
+// TWO: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c2304) step (%c1152{{.*}})
+// TWO: memref.subview %{{.*}}[0, %{{.*}}] [768, 1152] [1, 1]
+// NESTED-OFF-LABEL: func.func @called_in_parallel(
+// NESTED-OFF-NOT: scf.parallel
+// NESTED-OFF: linalg.generic
+func.func @called_in_parallel(%x: memref<768xf32>, %w: memref<768x2304xf32>, %y: memref<2304xf32>) attributes {pdg.in_parallel_loop} {
+  linalg.generic {indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>, affine_map<(n, k) -> (n)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %w : memref<768xf32>, memref<768x2304xf32>) outs(%y : memref<2304xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
   return
 }
+// Already parallel: an op inside an scf.parallel. Whole.
 // CHECK-LABEL: func.func @inside_parallel(
 // CHECK: scf.parallel
 // CHECK-NOT: scf.parallel

@@ -34,6 +34,19 @@ BLAS_MIN_FLOPS = 1 << 17
 BLAS_MIN_DIM = 2
 BLAS_HELPER = "pdg_blas_sgemm"
 
+# Ops in a body the driver calls inside its parallel loop over the
+# sequences are split into tiles from SPLIT_IN_LOOP_MIN_WORK points on,
+# into at most SPLIT_IN_LOOP_TILES. At batch 1 that loop runs on one thread
+# (pdg-conditional-forks) and the tiles share out the threads, each
+# streaming its part of the weights. Few, wide tiles: a tile of 64 columns
+# reads each row of the weights in runs of 256 bytes, which cost 1.2-1.3x
+# the whole product's time on one thread (bench/matvec_split.py, load 11-12
+# on 2 cores). The micro-benchmark could not place the crossover on this
+# shared machine (bench/RESULTS.md): the threshold stays the pool's
+# general one.
+SPLIT_IN_LOOP_MIN_WORK = 65536
+SPLIT_IN_LOOP_TILES = 8
+
 
 def _call_blas() -> tuple[int, int] | None:
     """pdg-call-blas's thresholds; None (no calls) without the library."""
@@ -47,7 +60,12 @@ def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
     index checks (see index_checks). `check_indices=False` leaves reads at
     data-dependent indices unchecked: only to measure what the checks cost
     (bench/index_checks.py)."""
-    run_registered(module, pipelines.to_loops(check_indices, _call_blas()))
+    run_registered(
+        module,
+        pipelines.to_loops(
+            check_indices, _call_blas(), SPLIT_IN_LOOP_MIN_WORK, SPLIT_IN_LOOP_TILES
+        ),
+    )
     checks = index_checks(module)
     run_registered(module, pipelines.TO_LLVM)
     _tell_llvm_what_it_cannot_see(module)

@@ -74,20 +74,31 @@ def to_ptx(chip: str, features: str) -> str:
     )
 
 
-def to_loops(check_indices: bool = True, call_blas: tuple[int, int] | None = None) -> str:
+def to_loops(
+    check_indices: bool = True,
+    call_blas: tuple[int, int] | None = None,
+    split_in_loop: int = 65536,
+    tiles_in_loop: int = 64,
+) -> str:
     """Products get their tiles, large ones sgemm calls (with `call_blas`:
     the fewest multiply-adds and rows/columns of a call; see
     native.BLAS_MIN_FLOPS) and the rest register micro-kernels, then linalg
     becomes loops. Gathers are plain loads from here, and those at indices
     from data get a bounds check (whose sites native.index_checks reads
-    back before TO_LLVM). `check_indices=False` only to measure what the
-    checks cost."""
+    back before TO_LLVM). `split_in_loop`: the fewest points of an op in a
+    body the driver calls in its parallel loops that is split into tiles
+    (see native.SPLIT_IN_LOOP_MIN_WORK; -1: none), into at most
+    `tiles_in_loop` tiles. `check_indices=False`
+    only to measure what the checks cost."""
     blas = ""
     if call_blas is not None:
         min_flops, min_dim = call_blas
         blas = f"pdg-call-blas{{min-flops={min_flops} min-dim={min_dim}}},"
     return (
-        f"pdg-copies-to-linalg,pdg-parallelize-large-ops,{blas}pdg-register-tile-contractions,"
+        "pdg-copies-to-linalg,"
+        "pdg-parallelize-large-ops{"
+        f"min-work-in-loop={split_in_loop} tiles-in-loop={tiles_in_loop}}},"
+        f"{blas}pdg-register-tile-contractions,"
         "func.func(convert-linalg-to-loops)" + (",pdg-check-indices" if check_indices else "")
     )
 
@@ -99,7 +110,7 @@ TO_LLVM = (
     # pdg-inline-alloca-scopes drops the alloca scopes it wraps loop bodies in
     # (they allocate nothing), which would otherwise hold several blocks after
     # convert-scf-to-cf.
-    "convert-scf-to-openmp,pdg-inline-alloca-scopes,"
+    "convert-scf-to-openmp,pdg-conditional-forks,pdg-inline-alloca-scopes,"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
     "convert-vector-to-llvm,"
     "finalize-memref-to-llvm{use-generic-functions use-aligned-alloc},convert-math-to-llvm,"

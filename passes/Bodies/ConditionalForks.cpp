@@ -1,0 +1,158 @@
+//===- ConditionalForks.cpp - pdg-conditional-forks -----------------------===//
+//
+// The pool runs one parallel region at a time: a region reached inside
+// another runs on its caller alone (runtime/lib/threads.c). The driver's
+// loop over the sequences of a batch calls the node bodies, whose large
+// products are split into tiles of their own (pdg-parallelize-large-ops).
+// With as many sequences as threads the outer loop should fork; with fewer
+// (decode at batch 1) it leaves all but one thread idle, and the products
+// inside should fork instead. Which one is known only at run time, so the
+// outer region gets an if clause: points >= pdg_thread_slots().
+//
+//===----------------------------------------------------------------------===//
+
+#include "Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+
+namespace mlir::pdg {
+#define GEN_PASS_DEF_PDGCONDITIONALFORKS
+#include "Passes.h.inc"
+} // namespace mlir::pdg
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kSlots = "pdg_thread_slots";
+
+/// The functions that hold a parallel region, or call one that does
+/// (transitively, through direct calls by symbol).
+llvm::DenseSet<StringAttr> forkingFunctions(ModuleOp module) {
+  llvm::DenseMap<StringAttr, SmallVector<StringAttr>> callers; // callee -> callers
+  SmallVector<StringAttr> work;
+  llvm::DenseSet<StringAttr> forking;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    StringAttr name = fn.getSymNameAttr();
+    bool forks = false;
+    fn.walk([&](Operation *op) {
+      if (isa<omp::ParallelOp>(op))
+        forks = true;
+      else if (auto call = dyn_cast<CallOpInterface>(op))
+        if (auto callee = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee()))
+          callers[callee.getRootReference()].push_back(name);
+    });
+    if (forks && forking.insert(name).second)
+      work.push_back(name);
+  }
+  while (!work.empty()) {
+    StringAttr callee = work.pop_back_val();
+    for (StringAttr caller : callers.lookup(callee))
+      if (forking.insert(caller).second)
+        work.push_back(caller);
+  }
+  return forking;
+}
+
+/// True if `region`'s ops hold a parallel region or call a forking function.
+bool reachesFork(omp::ParallelOp parallel, const llvm::DenseSet<StringAttr> &forking) {
+  bool found = false;
+  parallel.getRegion().walk([&](Operation *op) {
+    if (isa<omp::ParallelOp>(op)) {
+      found = true;
+    } else if (auto call = dyn_cast<CallOpInterface>(op)) {
+      auto callee = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+      found = callee && forking.contains(callee.getRootReference());
+    }
+    return found ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return found;
+}
+
+/// The one loop nest a region shares out (convert-scf-to-openmp's form:
+/// omp.parallel { omp.wsloop { omp.loop_nest } }), if its bounds are
+/// defined outside the region.
+omp::LoopNestOp sharedLoop(omp::ParallelOp parallel) {
+  omp::LoopNestOp found;
+  int count = 0;
+  parallel.getRegion().walk([&](omp::LoopNestOp nest) {
+    if (nest->getParentOfType<omp::ParallelOp>() == parallel) {
+      found = nest;
+      ++count;
+    }
+  });
+  if (count != 1 || !isa_and_present<omp::WsloopOp>(found->getParentOp()))
+    return {};
+  for (Value v : found->getOperands())
+    if (parallel->isAncestor(v.getParentRegion()->getParentOp()))
+      return {};
+  return found;
+}
+
+/// The points of `nest`, computed before `parallel`: the product over its
+/// loops of max(0, ceil((ub - lb (+ 1 if inclusive)) / step)).
+Value points(OpBuilder &b, Location loc, omp::LoopNestOp nest) {
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value total = one;
+  for (auto [lb, ub, step] :
+       llvm::zip(nest.getLoopLowerBounds(), nest.getLoopUpperBounds(), nest.getLoopSteps())) {
+    auto index = [&](Value v) -> Value {
+      return v.getType().isIndex() ? v : arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+    };
+    Value span = arith::SubIOp::create(b, loc, index(ub), index(lb));
+    if (nest.getLoopInclusive())
+      span = arith::AddIOp::create(b, loc, span, one);
+    Value n = arith::CeilDivSIOp::create(b, loc, span, index(step));
+    n = arith::MaxSIOp::create(b, loc, n, zero);
+    total = arith::MulIOp::create(b, loc, total, n);
+  }
+  return total;
+}
+
+/// @pdg_thread_slots, declared in `module` if it is not.
+func::FuncOp slotsFunction(ModuleOp module) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(kSlots))
+    return fn;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), kSlots,
+                                 b.getFunctionType({}, {b.getIndexType()}));
+  fn.setPrivate();
+  return fn;
+}
+
+struct ConditionalForks : mlir::pdg::impl::PdgConditionalForksBase<ConditionalForks> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::DenseSet<StringAttr> forking = forkingFunctions(module);
+    SmallVector<std::pair<omp::ParallelOp, omp::LoopNestOp>> outer;
+    module.walk([&](omp::ParallelOp parallel) {
+      if (parallel.getIfExpr() || !reachesFork(parallel, forking))
+        return;
+      if (omp::LoopNestOp nest = sharedLoop(parallel))
+        outer.push_back({parallel, nest});
+    });
+    if (outer.empty())
+      return;
+    func::FuncOp slots = slotsFunction(module);
+    if (slots.getFunctionType() != FunctionType::get(&getContext(), {}, {IndexType::get(&getContext())})) {
+      slots.emitError("@pdg_thread_slots is declared with another type than () -> index");
+      return signalPassFailure();
+    }
+    for (auto [parallel, nest] : outer) {
+      OpBuilder b(parallel);
+      Location loc = parallel.getLoc();
+      Value n = points(b, loc, nest);
+      Value threads = func::CallOp::create(b, loc, slots).getResult(0);
+      Value fork = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, n, threads);
+      parallel.getIfExprMutable().assign(fork);
+      ++numConditional;
+    }
+  }
+};
+
+} // namespace

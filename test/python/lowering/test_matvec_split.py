@@ -1,0 +1,104 @@
+"""Decode at batch 1 splits its matrix-vector products over the threads.
+
+The driver's loop over the sequences calls each step's bodies; at batch 1
+it has one point, so it used to run every product on one thread. Now the
+large products in those bodies are split into tiles of columns
+(pdg-parallelize-large-ops, from native.SPLIT_IN_LOOP_MIN_WORK points),
+and the loop over the sequences forks only when it has a point per thread
+(pdg-conditional-forks: `omp.parallel if(...)`, the runtime's
+__kmpc_fork_call_if); below that it runs on the caller and the tiles take
+the pool. Checked here: the program holds the conditional fork (and the
+unsplit build none), and the split build, run on 2 threads in a fresh
+process, gives the interpreter's tokens and logits (1e-5) and the unsplit
+build's, at batch 1 (the tiles fork) and batch 3 (the sequences fork, the
+tiles run as teams of one), with f32 and bf16 weights.
+
+The shape makes both kinds of product: the MLP's (128 x 512, 65536
+points) and the tied logits' (128 x 2048) are split, the attention
+projections' (128 x 128) stay whole."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from decode_programs import small_decode
+from pdg.interpreter import interpret
+from pdg.ir import make_context, parse_text
+from pdg.lowering import native
+from pdg.lowering.artifact import compile_module
+
+from .test_compiled_threads import run_with_threads
+
+SHAPE = {"vocab": 2048, "d_model": 128, "heads": 4, "layers": 2, "max_len": 16}
+STEPS = 8
+WEIGHT_SCALE = 0.1
+
+
+def _decode(weight_dtype: str | None):
+    return small_decode(
+        "full", **SHAPE, eos=None, prompt_width=2, response_limit=True, weight_dtype=weight_dtype
+    )
+
+
+def _compile(text: str, path, split: bool) -> str:
+    """Compiles `text` into `path`; returns the LLVM dialect module's text."""
+    saved = native.SPLIT_IN_LOOP_MIN_WORK
+    if not split:
+        native.SPLIT_IN_LOOP_MIN_WORK = -1
+    try:
+        module = parse_text(text, "decode", make_context())
+        compile_module(module, path, gpu=False)
+    finally:
+        native.SPLIT_IN_LOOP_MIN_WORK = saved
+    return str(module)
+
+
+@pytest.fixture(scope="module", params=["f32", "bf16"])
+def builds(request, tmp_path_factory):
+    """(decode, text, weights, {split: (artifact, llvm text)}) per weight dtype."""
+    kind = request.param
+    decode = _decode(None if kind == "f32" else "bf16")
+    text = str(decode.program.build())
+    weights = _decode(None).model.init_weights(seed=5, scale=WEIGHT_SCALE)
+    out = {}
+    for split in (True, False):
+        path = tmp_path_factory.mktemp(f"{kind}-{'split' if split else 'whole'}") / "d.pdgx"
+        out[split] = (path, _compile(text, path, split))
+    return decode, text, weights, out
+
+
+def test_the_sequence_loop_forks_only_with_a_point_per_thread(builds):
+    _, _, _, out = builds
+    split_llvm, whole_llvm = out[True][1], out[False][1]
+    # The loop over the sequences: one conditional region; the tiles' own
+    # regions fork unconditionally.
+    assert split_llvm.count("omp.parallel if(") >= 1
+    assert "pdg_thread_slots" in split_llvm
+    assert split_llvm.count("omp.parallel") > split_llvm.count("omp.parallel if(")
+    # Whole products: nothing inside the loop forks, so no clause either.
+    assert "omp.parallel if(" not in whole_llvm
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_split_decode_equals_interpreter_and_unsplit(builds, tmp_path, batch):
+    decode, text, weights, out = builds
+    prompts = [[1, 2], [7], [3, 9]][:batch]
+    inputs = decode.inputs(weights, prompts, [STEPS] * batch)
+    symbols = {"B": batch}
+    ref = interpret(parse_text(text, "ref", make_context()), inputs, symbols=symbols)
+    got = {
+        split: run_with_threads(tmp_path, out[split][0], inputs, symbols, threads=2)
+        for split in (True, False)
+    }
+    ref_logits = np.concatenate([np.asarray(x) for x in ref.outputs["logits"]])
+    scale = np.abs(ref_logits).max()
+    for split, outputs in got.items():
+        for a, b in zip(ref.outputs["tokens"], outputs["tokens"], strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+            assert len(b) == STEPS
+        logits = np.concatenate([np.asarray(x) for x in outputs["logits"]])
+        assert np.abs(logits - ref_logits).max() / scale < 1e-5, f"split={split}"
+    split_logits, whole_logits = (
+        np.concatenate([np.asarray(x) for x in got[s]["logits"]]) for s in (True, False)
+    )
+    assert np.abs(split_logits - whole_logits).max() / scale < 1e-5

@@ -41,10 +41,13 @@ BLAS_HELPER = "pdg_blas_sgemm"
 # streaming its part of the weights. Few, wide tiles: a tile of 64 columns
 # reads each row of the weights in runs of 256 bytes, which cost 1.2-1.3x
 # the whole product's time on one thread (bench/matvec_split.py, load 11-12
-# on 2 cores). The micro-benchmark could not place the crossover on this
-# shared machine (bench/RESULTS.md): the threshold stays the pool's
-# general one.
-SPLIT_IN_LOOP_MIN_WORK = 65536
+# on 2 cores). Off (-1) by default: on this shared 2-core machine (load
+# ~12) decode at batch 1 ran 1.10-1.22x slower split than whole, each of a
+# token's ~73 forks waiting for a thread the other jobs hold
+# (bench/RESULTS.md); where batch 1 is bound by memory bandwidth (cores of
+# its own) 65536, the pool's general threshold, is the value to measure.
+SPLIT_IN_LOOP_MIN_WORK = -1
+SPLIT_IN_LOOP_SPLIT_FROM = 65536  # what the tests and `--impls pdg-split` use
 SPLIT_IN_LOOP_TILES = 8
 
 

@@ -43,8 +43,7 @@ def _decode(weight_dtype: str | None):
 def _compile(text: str, path, split: bool) -> str:
     """Compiles `text` into `path`; returns the LLVM dialect module's text."""
     saved = native.SPLIT_IN_LOOP_MIN_WORK
-    if not split:
-        native.SPLIT_IN_LOOP_MIN_WORK = -1
+    native.SPLIT_IN_LOOP_MIN_WORK = native.SPLIT_IN_LOOP_SPLIT_FROM if split else -1
     try:
         module = parse_text(text, "decode", make_context())
         compile_module(module, path, gpu=False)

@@ -533,8 +533,10 @@ struct SplitOverWorkers : mlir::pdg::impl::PdgSplitOverWorkersBase<SplitOverWork
     for (bool changed = true; changed;) {
       changed = false;
       for (NodeOp node : llvm::make_early_inc_range(graph.getBodyBlock().getOps<NodeOp>())) {
-        if (node.getCases().size() != 1 || node.getInputs().empty() ||
-            over(node.getResult(), worker))
+        // One case, at every point: the all-reduce then reads a value
+        // defined everywhere, as those of the sums do.
+        if (node.getCases().size() != 1 || !isAlwaysTrue(node.getCondition(0)) ||
+            node.getInputs().empty() || over(node.getResult(), worker))
           continue;
         llvm::SmallVector<AllReduceOp> reduces;
         for (Value in : node.getInputs())

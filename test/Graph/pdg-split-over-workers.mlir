@@ -258,3 +258,35 @@ pdg.graph @kept_apart {
   pdg.output "shared" %shared : !pdg.value<[], tensor<4xf32>>
   pdg.output "shifted" %shifted : !pdg.value<[], tensor<4xf32>>
 }
+
+// -----
+
+// A node defined at some points only (one case, a condition) keeps the
+// all-reduces it reads: an all-reduce reads a value defined everywhere.
+
+// CHECK-LABEL: pdg.graph @conditional
+// CHECK:      %gx = pdg.all_reduce {{ *}}sum %gx_partial
+// CHECK:      %later = pdg.node "later" [i] -> tensor<4xf32>
+// CHECK-NEXT:   case (i >= 1) (%arg0 = %gx[] : !pdg.value<[], tensor<4xf32>>)
+// CHECK-NOT:  pdg.all_reduce
+pdg.graph @conditional {
+  pdg.dim @i < launch I
+  pdg.dim @b < launch B
+  %x = pdg.input "x" : !pdg.value<[b], tensor<4xf32>>
+  %gx = pdg.node "gx" [] (%a = %x[0 : B] : !pdg.value<[b], tensor<4xf32>>) -> tensor<4xf32> {
+    %0 = tensor.empty() : tensor<4xf32>
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<?x4xf32>) outs(%1 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %3 = arith.addf %in, %out : f32
+      linalg.yield %3 : f32
+    } -> tensor<4xf32>
+    pdg.yield %2 : tensor<4xf32>
+  }
+  %later = pdg.node "later" [i] -> tensor<4xf32>
+    case (i >= 1) (%a = %gx[] : !pdg.value<[], tensor<4xf32>>) {
+      pdg.yield %a : tensor<4xf32>
+    }
+  pdg.output "later" %later : !pdg.value<[i], tensor<4xf32>>
+}

@@ -41,10 +41,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
-from grpo_common import peak_mib, setting, torch_logits
+from grpo_common import (
+    peak_mib,
+    setting,
+    torch_grpo_loss,
+    torch_logits,
+    torch_logp,
+    torch_prompts,
+    torch_sample,
+)
 
 HERE = Path(__file__).resolve().parent
 IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
@@ -170,23 +179,8 @@ def run_torch(args) -> dict:
         start = time.perf_counter()
         problems = [p for p, _ in task.problems(rng, args.prompts)]
         prompts = [p for p in problems for _ in range(args.group)]
-        width = max(len(p) for p in prompts)
-        ids = torch.full((len(prompts), width), tok.eos)
-        for k, p in enumerate(prompts):  # left padding
-            enc = tok.encode(p)
-            ids[k, width - len(enc) :] = torch.tensor(enc)
-        valid = ids != tok.eos
-        done = torch.zeros(len(prompts), dtype=torch.bool)
-        with torch.no_grad():
-            for _ in range(args.new_tokens):
-                logits = forward(w, ids, valid)[:, -1]
-                nxt = torch.multinomial(logits.softmax(-1), 1)[:, 0]
-                nxt = torch.where(done, torch.full_like(nxt, tok.eos), nxt)
-                ids = torch.cat([ids, nxt[:, None]], 1)
-                valid = torch.cat([valid, ~done[:, None]], 1)
-                done = done | (nxt == tok.eos)
-                if done.all():
-                    break
+        ids, valid, width = torch_prompts(tok, prompts)
+        ids, valid = torch_sample(partial(forward, w), ids, valid, args.new_tokens, tok.eos)
         completions = ids[:, width:]
         rewards = torch.tensor(
             [
@@ -196,34 +190,16 @@ def run_torch(args) -> dict:
         )
         gen.append(time.perf_counter() - start)
         start = time.perf_counter()
-        targets = ids[:, 1:]
         mask = valid[:, 1:].float()
         mask[:, : width - 1] = 0.0  # completion targets only
         with torch.no_grad():
-            ref_logp = (
-                forward(ref, ids[:, :-1], valid[:, :-1])
-                .log_softmax(-1)
-                .gather(2, targets[..., None])[..., 0]
-            )
+            ref_logp = torch_logp(partial(forward, ref), ids, valid)
         refs.append(time.perf_counter() - start)
         start = time.perf_counter()
         with torch.no_grad():
-            old = (
-                forward(w, ids[:, :-1], valid[:, :-1])
-                .log_softmax(-1)
-                .gather(2, targets[..., None])[..., 0]
-            )
-        logp = (
-            forward(w, ids[:, :-1], valid[:, :-1])
-            .log_softmax(-1)
-            .gather(2, targets[..., None])[..., 0]
-        )
-        r = rewards.view(args.prompts, args.group)
-        adv = ((r - r.mean(1, keepdim=True)) / (r.std(1, keepdim=True) + grpo.eps)).view(-1, 1)
-        ratio = torch.exp(logp - old)
-        per_token = -torch.min(ratio * adv, torch.clamp(ratio, 1 - grpo.clip, 1 + grpo.clip) * adv)
-        per_token = per_token + grpo.beta * (torch.exp(ref_logp - logp) - (ref_logp - logp) - 1)
-        loss = ((per_token * mask).sum(1) / mask.sum(1).clamp(min=1)).mean()
+            old = torch_logp(partial(forward, w), ids, valid)
+        logp = torch_logp(partial(forward, w), ids, valid)
+        loss = torch_grpo_loss(logp, old, ref_logp, rewards, mask, args.group, grpo)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(list(w.values()), 1.0)

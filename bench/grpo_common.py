@@ -61,3 +61,61 @@ def torch_logits(p: dict, ids, valid, config):
         x = x + m @ p[q + "mlp.proj.w"] + p[q + "mlp.proj.b"]
     x = F.layer_norm(x, (D,), p["ln_f.g"], p["ln_f.b"], eps=1e-5)
     return x @ p["wte.w"].T
+
+
+# PyTorch GRPO, as a user would write it (batched, left-padded prompts,
+# float32): the pieces of an iteration, shared by grpo.py's PyTorch row and
+# grpo_data_parallel.py's (one process, and DistributedDataParallel).
+
+
+def torch_prompts(tok, prompts: list[str]):
+    """(ids, valid, width): the prompts' tokens left-padded with EOS to the
+    longest, and which are real."""
+    import torch
+
+    width = max(len(tok.encode(p)) for p in prompts)
+    ids = torch.full((len(prompts), width), tok.eos)
+    for k, p in enumerate(prompts):
+        enc = tok.encode(p)
+        ids[k, width - len(enc) :] = torch.tensor(enc)
+    return ids, ids != tok.eos, width
+
+
+def torch_sample(forward, ids, valid, new_tokens: int, eos: int):
+    """Up to `new_tokens` sampled tokens per row (no gradient), each row
+    ending at its EOS: (ids, valid) with them appended."""
+    import torch
+
+    done = torch.zeros(len(ids), dtype=torch.bool)
+    with torch.no_grad():
+        for _ in range(new_tokens):
+            logits = forward(ids, valid)[:, -1]
+            nxt = torch.multinomial(logits.softmax(-1), 1)[:, 0]
+            nxt = torch.where(done, torch.full_like(nxt, eos), nxt)
+            ids = torch.cat([ids, nxt[:, None]], 1)
+            valid = torch.cat([valid, ~done[:, None]], 1)
+            done = done | (nxt == eos)
+            if done.all():
+                break
+    return ids, valid
+
+
+def torch_logp(forward, ids, valid):
+    """The log-probability of each next token under `forward`."""
+    targets = ids[:, 1:]
+    logits = forward(ids[:, :-1], valid[:, :-1])
+    return logits.log_softmax(-1).gather(2, targets[..., None])[..., 0]
+
+
+def torch_grpo_loss(logp, old, ref_logp, rewards, mask, group: int, grpo):
+    """GRPO's loss: group-standardized advantages, the clipped surrogate on
+    the ratio to the sampling policy, k3 KL to the reference, the mean over
+    each completion's tokens (`mask`), then over the completions."""
+    import torch
+
+    r = rewards.view(-1, group)
+    adv = ((r - r.mean(1, keepdim=True)) / (r.std(1, keepdim=True) + grpo.eps)).view(-1, 1)
+    ratio = torch.exp(logp - old)
+    per_token = -torch.min(ratio * adv, torch.clamp(ratio, 1 - grpo.clip, 1 + grpo.clip) * adv)
+    per_token = per_token + grpo.beta * (torch.exp(ref_logp - logp) - (ref_logp - logp) - 1)
+    return ((per_token * mask).sum(1) / mask.sum(1).clamp(min=1)).mean()

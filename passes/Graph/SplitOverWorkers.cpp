@@ -22,6 +22,12 @@
 // use of all of p (a mean that divides by the extent: write it as a sum
 // over a sum of ones), a case condition on p, and `P` in other accesses.
 //
+// Then a node that only adds up (or transposes, copies) all-reduced sums
+// that nothing else reads runs on the ranks' partial sums, and one
+// all-reduce of its result replaces theirs: one all-reduce per weight's
+// gradient, not one per contribution to it (the shared prefill's positions
+// and the steps after, a tied embedding's lookup and head).
+//
 // Coordinates along p stay the rank's own (they index the rank's rows),
 // except those marked `{pdg.global}` (the frontend's sampling keys): those
 // become `w * P + p`, the coordinate in the whole program, so that the
@@ -127,6 +133,63 @@ WholeUse classify(NodeOp node, BlockArgument arg, unsigned axis) {
     return node.getCases().size() == 1 && node.getInputs().size() == 1 ? WholeUse::Sum
                                                                        : WholeUse::Other;
   return WholeUse::Extent;
+}
+
+/// Whether `generic` is linear in its inputs (all in `linear`): parallel
+/// loops, inputs read through permutations into a fresh output, and a body
+/// of sums, differences and negations of the inputs' elements only.
+bool isLinearGeneric(linalg::GenericOp generic, const llvm::DenseSet<Value> &linear) {
+  if (generic.getNumDpsInits() != 1 ||
+      !generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
+      generic.getNumReductionLoops() != 0)
+    return false;
+  for (Value in : generic.getDpsInputs())
+    if (!linear.contains(in))
+      return false;
+  auto maps = generic.getIndexingMapsArray();
+  if (!maps.back().isIdentity() ||
+      !llvm::all_of(llvm::ArrayRef(maps).drop_back(), [](AffineMap m) { return m.isPermutation(); }))
+    return false;
+  Block &body = generic.getRegion().front();
+  llvm::DenseSet<Value> terms;
+  for (unsigned k = 0; k < generic.getNumDpsInputs(); ++k)
+    terms.insert(body.getArgument(k));
+  for (Operation &op : body.without_terminator()) {
+    if (!isa<arith::AddFOp, arith::SubFOp, arith::NegFOp>(op) ||
+        !llvm::all_of(op.getOperands(), [&](Value v) { return terms.contains(v); }))
+      return false;
+    terms.insert(op.getResult(0));
+  }
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  return yield.getNumOperands() == 1 && terms.contains(yield.getOperand(0));
+}
+
+/// Whether a node's case `block` yields a linear function of its
+/// arguments: copies, transposes, sums, differences and negations of them,
+/// with no constant term. Applied to each rank's partial sums and then
+/// summed over the ranks, such a node gives what it gives on the sums.
+bool isLinearBody(Block &block) {
+  llvm::DenseSet<Value> linear(block.getArguments().begin(), block.getArguments().end());
+  auto fresh = [](Value init) { return init.getDefiningOp<tensor::EmptyOp>() != nullptr; };
+  for (Operation &op : block) {
+    if (isa<tensor::EmptyOp>(op))
+      continue;
+    if (auto yield = dyn_cast<YieldOp>(op))
+      return linear.contains(yield.getValue());
+    bool ok = false;
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(op))
+      ok = linear.contains(transpose.getInput()) && fresh(transpose.getInit());
+    else if (isa<linalg::AddOp, linalg::SubOp>(op)) {
+      auto named = cast<linalg::LinalgOp>(op);
+      ok = named.getNumDpsInits() == 1 && fresh(named.getDpsInits()[0]) &&
+           llvm::all_of(named.getDpsInputs(), [&](Value v) { return linear.contains(v); });
+    } else if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      ok = isLinearGeneric(generic, linear);
+    if (!ok || op.getNumResults() != 1)
+      return false;
+    linear.insert(op.getResult(0));
+  }
+  return false;
 }
 
 struct SplitOverWorkers : mlir::pdg::impl::PdgSplitOverWorkersBase<SplitOverWorkers> {
@@ -441,7 +504,72 @@ struct SplitOverWorkers : mlir::pdg::impl::PdgSplitOverWorkersBase<SplitOverWork
       sum.setNameAttr(StringAttr::get(ctx, name + "_partial"));
       sum.getResult().replaceAllUsesExcept(reduced.getResult(), reduced);
     }
+    combineSums();
     globalCoordinates(target);
+  }
+
+  /// The all-reduce (a sum over w) that `v` is, when `reader` is its only
+  /// reader.
+  AllReduceOp soleSum(Value v, NodeOp reader) {
+    auto reduce = v.getDefiningOp<AllReduceOp>();
+    if (!reduce || reduce.getReduction() != Reduction::Sum || reduce.getOver() != worker)
+      return {};
+    for (Operation *user : reduce.getResult().getUsers())
+      if (user != reader)
+        return {};
+    return reduce;
+  }
+
+  /// One all-reduce where several would be summed: a node that only adds
+  /// up (or transposes, copies) all-reduced sums that nothing else reads
+  /// (the contributions to one weight's gradient: the shared prefill's
+  /// positions and the steps after, a tied embedding's two uses) runs on
+  /// the ranks' partial sums instead, and one all-reduce of its result
+  /// takes its place. Its result has the size of each input, so this never
+  /// sends more; repeated until no node changes, so a chain of such nodes
+  /// ends in one all-reduce.
+  void combineSums() {
+    MLIRContext *ctx = &getContext();
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (NodeOp node : llvm::make_early_inc_range(graph.getBodyBlock().getOps<NodeOp>())) {
+        // One case, at every point: the all-reduce then reads a value
+        // defined everywhere, as those of the sums do.
+        if (node.getCases().size() != 1 || !isAlwaysTrue(node.getCondition(0)) ||
+            node.getInputs().empty() || over(node.getResult(), worker))
+          continue;
+        llvm::SmallVector<AllReduceOp> reduces;
+        for (Value in : node.getInputs())
+          if (AllReduceOp reduce = soleSum(in, node))
+            reduces.push_back(reduce);
+        if (reduces.size() != node.getInputs().size() ||
+            !isLinearBody(node.getCases()[0].front()))
+          continue;
+        ValueType old = node.getValueType(), fresh = withWorker(old);
+        llvm::SmallVector<Attribute> accesses;
+        for (auto [k, reduce] : llvm::enumerate(reduces)) {
+          accesses.push_back(reaccess(cast<AccessAttr>(node.getAccesses()[k]), old, fresh,
+                                      reduce.getValueType(), true));
+          node.getInputsMutable()[k].set(reduce.getInput());
+        }
+        node->setAttr("accesses", ArrayAttr::get(ctx, accesses));
+        node->setAttr("conditions",
+                      ArrayAttr::get(ctx, {recondition(node.getCondition(0), old, fresh)}));
+        node.getResult().setType(fresh);
+        for (AllReduceOp reduce : llvm::SetVector<AllReduceOp>(reduces.begin(), reduces.end()))
+          reduce.erase(); // read by this node only, now through its partial
+        OpBuilder b(ctx);
+        b.setInsertionPointAfter(node);
+        std::string name = node.getName() ? node.getName()->str() : "sum";
+        auto reduced = AllReduceOp::create(b, node.getLoc(), old,
+                                           ReductionAttr::get(ctx, Reduction::Sum),
+                                           node.getResult(), FlatSymbolRefAttr::get(ctx, worker),
+                                           StringAttr::get(ctx, name));
+        node.setNameAttr(StringAttr::get(ctx, name + "_partial"));
+        node.getResult().replaceAllUsesExcept(reduced.getResult(), reduced);
+        changed = true;
+      }
+    }
   }
 
   /// `pdg.point @p {pdg.global}` -> w * P + p, P read from `<p>_share`.

@@ -130,3 +130,163 @@ pdg.graph @keys {
   pdg.output "key" %key : !pdg.value<[b], tensor<i64>>
   pdg.output "local" %local : !pdg.value<[b], tensor<i64>>
 }
+
+// -----
+
+// One all-reduce per weight: the contributions to one gradient (here a
+// tied weight's two uses, one transposed) are added up on each rank first
+// and the sum all-reduced once, not each contribution on its own.
+
+// CHECK-LABEL: pdg.graph @tied
+// CHECK:      %gx_partial = pdg.node "gx_partial" [w] (%arg0 = %x[w, 0 : B]
+// CHECK:      %gy_partial = pdg.node "gy_partial" [w] (%arg0 = %y[w, 0 : B]
+// CHECK:      %t_partial = pdg.node "t_partial" [w] (%arg0 = %gy_partial[w] : !pdg.value<[w], tensor<8x4xf32>>) -> tensor<4x8xf32>
+// CHECK:      %g_partial = pdg.node "g_partial" [w] (%arg0 = %gx_partial[w] : !pdg.value<[w], tensor<4x8xf32>>, %arg1 = %t_partial[w] : !pdg.value<[w], tensor<4x8xf32>>) -> tensor<4x8xf32>
+// CHECK-NEXT:   tensor.empty
+// CHECK-NEXT:   linalg.add
+// CHECK:      %g = pdg.all_reduce {{ *}}sum %g_partial over @w {name = "g"} : !pdg.value<[w], tensor<4x8xf32>> -> !pdg.value<[], tensor<4x8xf32>>
+// CHECK-NEXT: pdg.output "g" %g : !pdg.value<[], tensor<4x8xf32>>
+// CHECK-NOT:  pdg.all_reduce
+pdg.graph @tied {
+  pdg.dim @b < launch B
+  %x = pdg.input "x" : !pdg.value<[b], tensor<4x8xf32>>
+  %y = pdg.input "y" : !pdg.value<[b], tensor<8x4xf32>>
+  %gx = pdg.node "gx" [] (%a = %x[0 : B] : !pdg.value<[b], tensor<4x8xf32>>) -> tensor<4x8xf32> {
+    %0 = tensor.empty() : tensor<4x8xf32>
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>], iterator_types = ["reduction", "parallel", "parallel"]} ins(%a : tensor<?x4x8xf32>) outs(%1 : tensor<4x8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %3 = arith.addf %in, %out : f32
+      linalg.yield %3 : f32
+    } -> tensor<4x8xf32>
+    pdg.yield %2 : tensor<4x8xf32>
+  }
+  %gy = pdg.node "gy" [] (%a = %y[0 : B] : !pdg.value<[b], tensor<8x4xf32>>) -> tensor<8x4xf32> {
+    %0 = tensor.empty() : tensor<8x4xf32>
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<8x4xf32>) -> tensor<8x4xf32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>], iterator_types = ["reduction", "parallel", "parallel"]} ins(%a : tensor<?x8x4xf32>) outs(%1 : tensor<8x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %3 = arith.addf %in, %out : f32
+      linalg.yield %3 : f32
+    } -> tensor<8x4xf32>
+    pdg.yield %2 : tensor<8x4xf32>
+  }
+  %t = pdg.node "t" [] (%a = %gy[] : !pdg.value<[], tensor<8x4xf32>>) -> tensor<4x8xf32> {
+    %0 = tensor.empty() : tensor<4x8xf32>
+    %1 = linalg.transpose ins(%a : tensor<8x4xf32>) outs(%0 : tensor<4x8xf32>) permutation = [1, 0]
+    pdg.yield %1 : tensor<4x8xf32>
+  }
+  %g = pdg.node "g" [] (%a = %gx[] : !pdg.value<[], tensor<4x8xf32>>, %c = %t[] : !pdg.value<[], tensor<4x8xf32>>) -> tensor<4x8xf32> {
+    %0 = tensor.empty() : tensor<4x8xf32>
+    %1 = linalg.add ins(%a, %c : tensor<4x8xf32>, tensor<4x8xf32>) outs(%0 : tensor<4x8xf32>) -> tensor<4x8xf32>
+    pdg.yield %1 : tensor<4x8xf32>
+  }
+  pdg.output "g" %g : !pdg.value<[], tensor<4x8xf32>>
+}
+
+// -----
+
+// Sums stay all-reduced on their own where adding first would change the
+// result: a sum that something else reads too (its own all-reduce is
+// needed anyway), and a node that is not linear in the sums (a constant
+// added on every rank would be added W times).
+
+// CHECK-LABEL: pdg.graph @kept_apart
+// CHECK:      %ga = pdg.all_reduce {{ *}}sum %ga_partial
+// CHECK:      %gb = pdg.all_reduce {{ *}}sum %gb_partial
+// CHECK:      %gc = pdg.all_reduce {{ *}}sum %gc_partial
+// CHECK:      %shared = pdg.node "shared" [] (%arg0 = %ga[] : !pdg.value<[], tensor<4xf32>>, %arg1 = %gb[] : !pdg.value<[], tensor<4xf32>>)
+// CHECK:      %shifted = pdg.node "shifted" [] (%arg0 = %gc[] : !pdg.value<[], tensor<4xf32>>)
+// CHECK:      pdg.output "ga" %ga
+// CHECK-NOT:  pdg.all_reduce
+pdg.graph @kept_apart {
+  pdg.dim @b < launch B
+  %x = pdg.input "x" : !pdg.value<[b], tensor<4xf32>>
+  %y = pdg.input "y" : !pdg.value<[b], tensor<4xf32>>
+  %z = pdg.input "z" : !pdg.value<[b], tensor<4xf32>>
+  %ga = pdg.node "ga" [] (%a = %x[0 : B] : !pdg.value<[b], tensor<4xf32>>) -> tensor<4xf32> {
+    %0 = tensor.empty() : tensor<4xf32>
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<?x4xf32>) outs(%1 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %3 = arith.addf %in, %out : f32
+      linalg.yield %3 : f32
+    } -> tensor<4xf32>
+    pdg.yield %2 : tensor<4xf32>
+  }
+  %gb = pdg.node "gb" [] (%a = %y[0 : B] : !pdg.value<[b], tensor<4xf32>>) -> tensor<4xf32> {
+    %0 = tensor.empty() : tensor<4xf32>
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<?x4xf32>) outs(%1 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %3 = arith.addf %in, %out : f32
+      linalg.yield %3 : f32
+    } -> tensor<4xf32>
+    pdg.yield %2 : tensor<4xf32>
+  }
+  %gc = pdg.node "gc" [] (%a = %z[0 : B] : !pdg.value<[b], tensor<4xf32>>) -> tensor<4xf32> {
+    %0 = tensor.empty() : tensor<4xf32>
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<?x4xf32>) outs(%1 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %3 = arith.addf %in, %out : f32
+      linalg.yield %3 : f32
+    } -> tensor<4xf32>
+    pdg.yield %2 : tensor<4xf32>
+  }
+  %shared = pdg.node "shared" [] (%a = %ga[] : !pdg.value<[], tensor<4xf32>>, %c = %gb[] : !pdg.value<[], tensor<4xf32>>) -> tensor<4xf32> {
+    %0 = tensor.empty() : tensor<4xf32>
+    %1 = linalg.add ins(%a, %c : tensor<4xf32>, tensor<4xf32>) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+    pdg.yield %1 : tensor<4xf32>
+  }
+  %shifted = pdg.node "shifted" [] (%a = %gc[] : !pdg.value<[], tensor<4xf32>>) -> tensor<4xf32> {
+    %0 = tensor.empty() : tensor<4xf32>
+    %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32>) outs(%0 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %one = arith.constant 1.000000e+00 : f32
+      %2 = arith.addf %in, %one : f32
+      linalg.yield %2 : f32
+    } -> tensor<4xf32>
+    pdg.yield %1 : tensor<4xf32>
+  }
+  pdg.output "ga" %ga : !pdg.value<[], tensor<4xf32>>
+  pdg.output "shared" %shared : !pdg.value<[], tensor<4xf32>>
+  pdg.output "shifted" %shifted : !pdg.value<[], tensor<4xf32>>
+}
+
+// -----
+
+// A node defined at some points only (one case, a condition) keeps the
+// all-reduces it reads: an all-reduce reads a value defined everywhere.
+
+// CHECK-LABEL: pdg.graph @conditional
+// CHECK:      %gx = pdg.all_reduce {{ *}}sum %gx_partial
+// CHECK:      %later = pdg.node "later" [i] -> tensor<4xf32>
+// CHECK-NEXT:   case (i >= 1) (%arg0 = %gx[] : !pdg.value<[], tensor<4xf32>>)
+// CHECK-NOT:  pdg.all_reduce
+pdg.graph @conditional {
+  pdg.dim @i < launch I
+  pdg.dim @b < launch B
+  %x = pdg.input "x" : !pdg.value<[b], tensor<4xf32>>
+  %gx = pdg.node "gx" [] (%a = %x[0 : B] : !pdg.value<[b], tensor<4xf32>>) -> tensor<4xf32> {
+    %0 = tensor.empty() : tensor<4xf32>
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+    %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<?x4xf32>) outs(%1 : tensor<4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %3 = arith.addf %in, %out : f32
+      linalg.yield %3 : f32
+    } -> tensor<4xf32>
+    pdg.yield %2 : tensor<4xf32>
+  }
+  %later = pdg.node "later" [i] -> tensor<4xf32>
+    case (i >= 1) (%a = %gx[] : !pdg.value<[], tensor<4xf32>>) {
+      pdg.yield %a : tensor<4xf32>
+    }
+  pdg.output "later" %later : !pdg.value<[i], tensor<4xf32>>
+}

@@ -45,16 +45,22 @@ def build_artifact(
     workdir: Path,
     cache: Path | None = None,
     vectorize: bool | str = False,
+    split_over: str | None = None,
 ) -> Built:
     """The CPU artifact of `program`: compiled into workdir/<name>.pdgx, or
-    with `cache`, found there (or compiled into it) by its key."""
+    with `cache`, found there (or compiled into it) by its key.
+    `split_over`: a launch dim that the compiled program splits over a
+    worker dim (pdg.passes.data_parallel.split_over_workers), the
+    data-parallel program of several ranks; part of the key."""
     start = time.perf_counter()
     if cache is None:
         path = Path(workdir) / f"{name}.pdgx"
-        _compile(program, path, vectorize)
+        _compile(program, path, vectorize, split_over)
         return Built(path, time.perf_counter() - start, False)
     text = program.to_mlir()
-    key = _key(text, f"gpu=False vectorize={vectorize}")
+    # The split is a pass over this text: the text, the option and the
+    # compiler's files (in the key) decide it.
+    key = _key(text, f"gpu=False vectorize={vectorize} split_over={split_over}")
     path = Path(cache) / f"{name}-{key}.pdgx"
     try:
         read_manifest(path, __version__)  # every part's sha256, not only that it exists
@@ -66,14 +72,19 @@ def build_artifact(
     # compile_module writes beside and renames into place: a reader never
     # sees half an entry, and of two processes compiling the same key the
     # last one's (identical) artifact stays.
-    _compile(program, path, vectorize)
+    _compile(program, path, vectorize, split_over)
     return Built(path, time.perf_counter() - start, False)
 
 
-def _compile(program: Program, path: Path, vectorize: bool | str) -> None:
+def _compile(program: Program, path: Path, vectorize: bool | str, split_over: str | None) -> None:
     from .artifact import compile_module  # MLIR: only when compiling
 
-    compile_module(program.build(), path, gpu=False, vectorize=vectorize)
+    module = program.build()
+    if split_over is not None:
+        from pdg.passes.data_parallel import split_over_workers
+
+        split_over_workers(module, split_over)
+    compile_module(module, path, gpu=False, vectorize=vectorize)
 
 
 def _key(text: str, options: str) -> str:

@@ -251,7 +251,9 @@ class GRPOProgram:
             out[source] = [_completion(c, self.eos, self.max_new_tokens) for c in chosen]
         return out
 
-    # The inputs over p, which a data-parallel run splits over the ranks.
+    # The dim that data_parallel() splits over the ranks (microbatches or
+    # prompts), and the inputs over it.
+    SPLIT_DIM = "p"
     PER_PROMPT_INPUTS = ("prompt", "prompt_len", "prompt_key")
 
     def data_parallel(self) -> ir.Module:
@@ -262,7 +264,7 @@ class GRPOProgram:
         takes the step one process takes on the whole batch. Sampling is
         keyed by the global coordinates: the same samples too."""
         module = self.program.build()
-        split_over_workers(module, "p")
+        split_over_workers(module, self.SPLIT_DIM)
         return module
 
     def shard(self, inputs: dict, ranks: int, rank: int | None = None) -> dict:

@@ -59,7 +59,7 @@ class GRPOProgramTrainer:
         same arguments and batches; the program is split over the ranks
         (GRPOProgram.data_parallel()), each runs its share of every
         iteration's microbatches, and all take the steps one process takes
-        on the whole batch. Rank 0 compiles it.
+        on the whole batch. Rank 0 compiles it (or finds it in `cache`).
         `share_prefill`: see programs.build_grpo (None: its default).
         `staleness` k: iteration i samples with the weights of iteration
         i - k, the loss corrects with the ratio to them (build_grpo's)."""
@@ -91,7 +91,7 @@ class GRPOProgramTrainer:
             self.compile_seconds = {"grpo": built.seconds}
             self.run_grpo = load(built.path)
         else:
-            path, self.compile_seconds = self._compile_split(work)
+            path, self.compile_seconds = self._compile_split(work, cache)
             self.run_grpo = load(path)
         self.peak_bytes = 0  # the compiled code's peak in the last run() (inputs included)
         self.greedy = GreedyEvaluator(
@@ -99,24 +99,28 @@ class GRPOProgramTrainer:
         )
         self.compile_seconds["greedy"] = self.greedy.compile_seconds
 
-    def _compile_split(self, work: Path) -> tuple[Path, dict]:
-        """The data-parallel program compiled by rank 0 into its workdir,
-        whose path every rank gets (one machine, or a shared file system);
-        a failure there is raised on every rank."""
-        from pdg.lowering.artifact import compile_module
-
+    def _compile_split(self, work: Path, cache: Path | None) -> tuple[Path, dict]:
+        """The data-parallel program compiled by rank 0 into its workdir
+        (or found in `cache`), whose path every rank gets (one machine, or
+        a shared file system); a failure there is raised on every rank."""
         path = error = None
-        start = time.perf_counter()
+        seconds = 0.0  # compiling (0 when it came from the cache)
         if self.comm.Get_rank() == 0:
-            path = work / "grpo_data_parallel.pdgx"
             try:
-                compile_module(self.program.data_parallel(), path, gpu=False)
+                built = build_artifact(
+                    self.program.program,
+                    "grpo_data_parallel",
+                    work,
+                    cache,
+                    split_over=self.program.SPLIT_DIM,
+                )
+                path, seconds = built.path, built.seconds
             except Exception as e:  # every rank must hear of it
                 error = f"{type(e).__name__}: {e}"
-        path, error = self.comm.bcast((path, error), root=0)
+        path, seconds, error = self.comm.bcast((path, seconds, error), root=0)
         if error:
             raise RuntimeError(f"rank 0 could not compile the data-parallel program: {error}")
-        return path, {"grpo": time.perf_counter() - start}
+        return path, {"grpo": seconds}
 
     def start(self, weights: dict) -> TrainerState:
         """Training from `weights`, which are also the frozen reference."""

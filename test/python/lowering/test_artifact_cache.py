@@ -87,3 +87,22 @@ def test_a_damaged_entry_is_compiled_again(tmp_path, damage):
     np.testing.assert_array_equal(run(again.path), 2.0 * np.arange(6).reshape(2, 3))
     assert build_artifact(scaled(2.0), "scaled", tmp_path, cache).cached
     assert [p.name for p in cache.iterdir()] == [first.path.name]
+
+
+def test_the_split_program_is_its_own_entry(tmp_path):
+    """split_over="b" (the data-parallel program of several ranks) is
+    compiled with b split over a worker dim, under its own key, and found
+    the next time (GRPOProgramTrainer(comm=, cache=) reloads it)."""
+    cache = tmp_path / "cache"
+    whole = build_artifact(scaled(2.0), "scaled", tmp_path, cache)
+    split = build_artifact(scaled(2.0), "scaled", tmp_path, cache, split_over="b")
+    again = build_artifact(scaled(2.0), "scaled", tmp_path, cache, split_over="b")
+    assert not split.cached and split.path != whole.path
+    assert again.cached and again.path == split.path
+    abi = pdg.runtime.load(split.path).manifest["abi"]
+    assert abi["symbols"] == ["W", "B"]
+    assert [x["domain"] for x in abi["inputs"]] == [["w", "b"]]
+    # One rank's share, with the worker dim's extent of 1 in front.
+    x = np.arange(6, dtype=np.float32).reshape(1, 2, 3)
+    y = pdg.runtime.load(split.path).run({"x": x}, {"B": 2}).outputs["y"]
+    np.testing.assert_array_equal(y, 2.0 * x)

@@ -5,9 +5,11 @@ lowered to linalg on tensors by torch-mlir in a worker process, checked
 against pdg's body rules and kept as a node body
 (pdg.frontend.torch_import). Applied to tensors of a program, it declares
 the module's weights as program inputs named after their state_dict path
-(`rm.head.weight` -> input `rm_head_weight`), frozen (imported modules
-score and compare; they do not train), and computes one value per point of
-its operands' domains like any other operator:
+(`rm.head.weight` -> input `rm_head_weight`), frozen by default (imported
+modules score and compare) or, with `trainable=True`, parameters that
+pdg.autodiff differentiates through the module (torch_gradient.py), and
+computes one value per point of its operands' domains like any other
+operator:
 
     scorer = from_torch(reward_model, (torch.zeros(5, 16),), dynamic_shapes=[{0: "seq"}])
     rm = scorer.bind(prog, "rm")                  # the weights, as inputs
@@ -40,7 +42,6 @@ _NO_DERIVATIVE = (
     "an imported PyTorch module is frozen: pdg.autodiff does not differentiate through its body"
 )
 _TRAINABLE_HINT = "import it with from_torch(..., trainable=True) to differentiate through it"
-
 
 
 def from_torch(

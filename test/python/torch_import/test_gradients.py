@@ -14,7 +14,11 @@ import pdg.frontend as pf  # noqa: E402
 from pdg.autodiff import grad  # noqa: E402
 from pdg.frontend import ProgramError  # noqa: E402
 from pdg.frontend.torch_import.errors import TorchImportError  # noqa: E402
+from pdg.interpreter import interpret  # noqa: E402
+from pdg.ir import make_context, parse_text  # noqa: E402
+from pdg.lowering.artifact import compile_module  # noqa: E402
 from pdg.nn import from_torch  # noqa: E402
+from pdg.runtime import load  # noqa: E402
 from torch import nn  # noqa: E402
 
 from .conftest import assert_close, run_both  # noqa: E402
@@ -106,10 +110,14 @@ def test_03_attention_over_a_dynamic_length(import_cache, tmp_path):
     _outputs_of_gradients(prog, m, x, m(x[0 : t + 1]))
     rng = np.random.default_rng(12)
     cs = rng.standard_normal(16).astype(np.float32)
+    module = prog.build()
+    compile_module(parse_text(str(module), "attn", make_context()), tmp_path / "a.pdgx", gpu=False)
+    artifact = load(tmp_path / "a.pdgx")
     for steps in (1, 6):
         xs = rng.standard_normal((steps, 16)).astype(np.float32)
         inputs = {**m.inputs_from(model.state_dict()), "x": xs, "c": cs}
-        interpreted, compiled = run_both(prog, inputs, {"T": steps}, tmp_path, f"attn{steps}")
+        interpreted = interpret(module, inputs, symbols={"T": steps}).outputs
+        compiled = artifact.run(inputs, {"T": steps}).outputs
 
         model.zero_grad()
         xt = torch.tensor(xs, requires_grad=True)

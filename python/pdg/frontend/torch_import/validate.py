@@ -128,8 +128,7 @@ def check_function(func, module: str, results: int = 1) -> Signature:
     ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
     if len(ftype.results) != results:
         raise TorchImportError(
-            f"{module}: the imported function returns {len(ftype.results)} values, not "
-            f"{results}",
+            f"{module}: the imported function returns {len(ftype.results)} values, not {results}",
             hint="the module writes in place into a view of an input or a buffer "
             "(torch.export returns what it writes); return a new value instead",
         )

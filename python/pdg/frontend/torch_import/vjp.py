@@ -54,9 +54,9 @@ def export_vjp(
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     example_inputs = tuple(example_inputs)
-    wrt = tuple(("input", i) for i, t in enumerate(forward.input_types) if is_float(t.dtype)) + tuple(
-        ("weight", j) for j, p in enumerate(forward.params) if is_float(p.type.dtype)
-    )
+    wrt = tuple(
+        ("input", i) for i, t in enumerate(forward.input_types) if is_float(t.dtype)
+    ) + tuple(("weight", j) for j, p in enumerate(forward.params) if is_float(p.type.dtype))
     if not wrt:
         raise TorchImportError(
             f"{forward.module_name} has no float input or weight to differentiate",
@@ -115,7 +115,9 @@ def _trace(module, example_inputs, dynamic_shapes, output, forward: Exported, wr
         with torch.enable_grad():
             out = f(*primals)
             grads = torch.autograd.grad(out, primals, cotangent, allow_unused=True)
-        return tuple(torch.zeros_like(p) if d is None else d for p, d in zip(primals, grads, strict=True))
+        return tuple(
+            torch.zeros_like(p) if d is None else d for p, d in zip(primals, grads, strict=True)
+        )
 
     weights = tuple(state[k].detach() for k in names)
     was_training = module.training
@@ -188,4 +190,3 @@ def _Graph(graph):  # noqa: N802
             return self.graph(*args)
 
     return Graph()
-

@@ -37,6 +37,8 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallBitVector.h"
 
+#include <optional>
+
 namespace mlir::pdg {
 #define GEN_PASS_DEF_PDGCONTRACTREDUCTIONS
 #include "Passes.h.inc"
@@ -108,8 +110,13 @@ bool sumsLeading(linalg::GenericOp r, unsigned sliced) {
          llvm::is_contained(sum->getOperands(), region.getArgument(1));
 }
 
-int64_t pointElements(Type type) {
-  return cast<ValueType>(type).getPointType().getNumElements();
+// Elements per point; none for a point of dynamic size, whose storage the
+// pass cannot compare (it leaves such a sum as it is).
+std::optional<int64_t> pointElements(Type type) {
+  auto point = cast<ValueType>(type).getPointType();
+  if (!point.hasStaticShape())
+    return std::nullopt;
+  return point.getNumElements();
 }
 
 struct ContractReductions
@@ -202,7 +209,10 @@ struct ContractReductions
       maps.push_back(AffineMap::get(s + old.getNumDims(), 0, results, ctx));
       inputs.push_back(e.getInputs()[arg]);
       accesses.push_back(newAccess);
-      stored += pointElements(e.getInputs()[arg].getType());
+      std::optional<int64_t> elements = pointElements(e.getInputs()[arg].getType());
+      if (!elements)
+        return {};
+      stored += *elements;
     }
     // A summed dim no input varies along would count each term once per
     // point of it (and leave its loop without a bound).
@@ -210,7 +220,8 @@ struct ContractReductions
       if (!covered.test(dim))
         return {};
     // Only when the inputs hold less per point than the product did.
-    if (stored >= pointElements(e.getResult().getType()))
+    std::optional<int64_t> held = pointElements(e.getResult().getType());
+    if (!held || stored >= *held)
       return {};
     AffineMap out = product.getIndexingMapsArray().back();
     maps.push_back(out.shiftDims(s));

@@ -7,6 +7,11 @@ A rule gets the node, its operands as tensors read through their accesses
 operand positions whose gradient is wanted; it returns one contribution per
 wanted position, typed like that operand's read. Only wanted contributions
 are built: an unused one would be a node reading outside its domain.
+
+An operator can bring its own rule in its attribute `vjp` (an imported
+PyTorch module does, pdg.nn.from_torch): an object with `positions`, the
+operand positions it differentiates, and `apply(node, args, g, wanted)`,
+which returns the contributions as a rule here does.
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ def differentiable(node: RecurrentTensor) -> set[int]:
     """Positions of the operands a gradient flows into (float ones)."""
     d = node.definition
     name = _name(node)
+    own = d.attrs.get("vjp")
+    if own is not None:  # an operator that brings its own rule
+        return {p for p in own.positions if is_float(d.operands[p].source.dtype)}
     if name not in _RULES:  # argmax, floordiv, mod, comparisons...
         return set()
     if name == "astype" and not is_float(d.operands[0].source.dtype):
@@ -71,6 +79,9 @@ def _name(node: RecurrentTensor) -> str:
 def vjp(node: RecurrentTensor, g: TensorLike, wanted: set[int]) -> dict[int, TensorLike]:
     d = node.definition
     args = [view_of(o) for o in d.operands]
+    own = d.attrs.get("vjp")
+    if own is not None:
+        return own.apply(node, args, g, wanted)
     return _RULES[_name(node)](node, args, g, wanted)
 
 

@@ -5,9 +5,11 @@ lowered to linalg on tensors by torch-mlir in a worker process, checked
 against pdg's body rules and kept as a node body
 (pdg.frontend.torch_import). Applied to tensors of a program, it declares
 the module's weights as program inputs named after their state_dict path
-(`rm.head.weight` -> input `rm_head_weight`), frozen (imported modules
-score and compare; they do not train), and computes one value per point of
-its operands' domains like any other operator:
+(`rm.head.weight` -> input `rm_head_weight`), frozen by default (imported
+modules score and compare) or, with `trainable=True`, parameters that
+pdg.autodiff differentiates through the module (torch_gradient.py), and
+computes one value per point of its operands' domains like any other
+operator:
 
     scorer = from_torch(reward_model, (torch.zeros(5, 16),), dynamic_shapes=[{0: "seq"}])
     rm = scorer.bind(prog, "rm")                  # the weights, as inputs
@@ -18,6 +20,7 @@ its operands' domains like any other operator:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -25,13 +28,20 @@ import numpy as np
 import pdg.frontend as pf
 from pdg.frontend import Program, ProgramError, TensorLike
 from pdg.frontend.ops import _make
-from pdg.frontend.torch_import.function import TORCH_MODULE, ImportedFunction, load_function
+from pdg.frontend.torch_import.function import (
+    TORCH_MODULE,
+    ImportedFunction,
+    load_function,
+    load_functions,
+)
 
 from .layers import Module
+from .torch_gradient import TorchGradient, TorchModuleRule
 
 _NO_DERIVATIVE = (
     "an imported PyTorch module is frozen: pdg.autodiff does not differentiate through its body"
 )
+_TRAINABLE_HINT = "import it with from_torch(..., trainable=True) to differentiate through it"
 
 
 def from_torch(
@@ -40,6 +50,7 @@ def from_torch(
     dynamic_shapes: Sequence[Mapping[int, str] | None] | None = None,
     output: int | None = None,
     cache_dir: str | Path | None | bool = True,
+    trainable: bool = False,
 ) -> TorchFunction:
     """Imports `module` (a torch.nn.Module) as a pdg operator.
 
@@ -49,9 +60,13 @@ def from_torch(
     is one size. `output`: which tensor of a returned tuple to import.
     `cache_dir`: where imports are kept across processes (True: the
     default, $PDG_TORCH_IMPORT_CACHE or ~/.cache/pdg/torch-import; None or
-    False: memory only)."""
+    False: memory only). `trainable`: the weights are parameters an
+    optimizer updates and pdg.autodiff.grad differentiates through the
+    module (its vector-Jacobian product, from PyTorch's autograd, is
+    imported too); by default the module is frozen."""
     from pdg.frontend.torch_import.export import export_module
     from pdg.frontend.torch_import.importer import default_cache_dir, import_exported
+    from pdg.frontend.torch_import.vjp import export_vjp
 
     exported = export_module(module, example_inputs, dynamic_shapes, output)
     if cache_dir is True:
@@ -61,14 +76,21 @@ def from_torch(
     else:
         cache = Path(cache_dir)
     imported = import_exported(exported, cache)
-    return TorchFunction(load_function(exported, imported))
+    function = load_function(exported, imported)
+    gradient = None
+    if trainable:
+        vjp = export_vjp(module, example_inputs, dynamic_shapes, output, exported)
+        functions = load_functions(vjp.exported, import_exported(vjp.exported, cache), len(vjp.wrt))
+        gradient = TorchGradient(tuple(functions), vjp.wrt)
+    return TorchFunction(function, gradient)
 
 
 class TorchFunction:
     """An imported module, not yet in a program: bind it to one."""
 
-    def __init__(self, function: ImportedFunction):
+    def __init__(self, function: ImportedFunction, gradient: TorchGradient | None = None):
         self.function = function
+        self.gradient = gradient  # None: frozen
 
     @property
     def result_type(self) -> pf.TensorType:
@@ -76,18 +98,25 @@ class TorchFunction:
 
     def bind(self, program: Program, path: str) -> TorchModule:
         """The module in `program`, its weights the inputs `<path>_<name>`."""
-        return TorchModule(program, path, self.function)
+        return TorchModule(program, path, self.function, self.gradient)
 
 
 class TorchModule(Module):
     """An imported module's weights in a program; calling it on tensors
     makes the node that runs the imported body."""
 
-    def __init__(self, program: Program, path: str, function: ImportedFunction):
+    def __init__(
+        self,
+        program: Program,
+        path: str,
+        function: ImportedFunction,
+        gradient: TorchGradient | None = None,
+    ):
         super().__init__(program, path)
         self.function = function
+        self.gradient = gradient
         self.weights: list[pf.RecurrentTensor] = []
-        with program.frozen_parameters():
+        with program.frozen_parameters() if gradient is None else nullcontext():
             for p in function.params:
                 self.weights.append(self.param(p.name, p.type.shape, p.type.dtype))
 
@@ -104,13 +133,13 @@ class TorchModule(Module):
                     f"{name}: input {i} must be a pdg tensor, got {type(x).__name__}"
                 )
             _check_input(name, i, x.type, want)
+        node_name = _node_name(self.path)
+        if self.gradient is None:
+            rule = {"no_derivative": f"'{name}' ({self.path}): {_NO_DERIVATIVE}; {_TRAINABLE_HINT}"}
+        else:
+            rule = {"vjp": TorchModuleRule(self.gradient, len(self.weights), node_name)}
         return _make(
-            TORCH_MODULE,
-            [*self.weights, *xs],
-            fn.result,
-            function=fn,
-            name=_node_name(self.path),
-            no_derivative=f"'{name}' ({self.path}): {_NO_DERIVATIVE}",
+            TORCH_MODULE, [*self.weights, *xs], fn.result, function=fn, name=node_name, **rule
         )
 
     def inputs_from(self, weights: Mapping) -> dict[str, np.ndarray]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,11 +45,16 @@ class Param:
 
 @dataclass
 class Exported:
-    program: Any  # torch.export.ExportedProgram
+    program: Any  # torch.export.ExportedProgram; None until `trace` makes it
     module_name: str
     params: list[Param]
     input_types: list[TensorType]  # the module's own inputs; None for a dynamic size
     key: str  # what decides the imported IR (see `_key`)
+    # Makes the program where tracing is only worth it on a cache miss (vjp.py).
+    trace: Callable[[], Any] | None = None
+
+    def exported_program(self):
+        return self.program if self.program is not None else self.trace()
 
 
 def pdg_dtype(t, what: str) -> str:

@@ -47,11 +47,51 @@ class ImportedFunction:
 
 
 def load_function(exported: Exported, imported: Imported) -> ImportedFunction:
+    """The imported module's function: one result."""
+    (function,) = load_functions(exported, imported, 1)
+    return function
+
+
+def load_functions(exported: Exported, imported: Imported, results: int) -> list[ImportedFunction]:
+    """One ImportedFunction per result of the imported function (a
+    vector-Jacobian product returns one gradient per operand), each body
+    holding only the ops its own result needs."""
+    module = exported.module_name
+    check_ops(imported, module)
+    parsed, func = _parse(imported, module)
+    sig = check_function(func, module, results)
+    expected = [p.type for p in exported.params] + exported.input_types
+    if len(sig.args) != len(expected):
+        raise TorchImportError(
+            f"{module}: the imported function takes {len(sig.args)} arguments; the module has "
+            f"{len(exported.params)} weights and {len(exported.input_types)} inputs"
+        )
+    out = []
+    for i, result in enumerate(sig.results):
+        if results > 1:  # a fresh parse per result: keeping one erases the others' ops
+            parsed, func = _parse(imported, module)
+            _keep_only_result(func, i)
+        lines, returned = _body_lines(func.get_asm(use_local_scope=True))
+        out.append(
+            ImportedFunction(
+                module_name=module,
+                params=tuple(exported.params),
+                arg_types=tuple(sig.args),
+                result=result,
+                lines=tuple(lines),
+                returned=returned,
+                key=exported.key,
+            )
+        )
+    return out
+
+
+def _parse(imported: Imported, module: str):
+    """The worker's module parsed by pdg's MLIR (keep it while using the
+    function) and its func.func, shape asserts dropped."""
     from pdg.ir import make_context, parse_text
     from pdg.ir.source import ParseFailure
 
-    module = exported.module_name
-    check_ops(imported, module)
     try:
         parsed = parse_text(imported.text, f"<{module} from torch-mlir>", make_context())
     except ParseFailure as e:
@@ -65,23 +105,28 @@ def load_function(exported: Exported, imported: Imported) -> ImportedFunction:
         raise TorchImportError(f"{module}: torch-mlir made {len(funcs)} functions, not 1")
     func = funcs[0]
     drop_shape_asserts(func)
-    sig = check_function(func, module)
-    expected = [p.type for p in exported.params] + exported.input_types
-    if len(sig.args) != len(expected):
-        raise TorchImportError(
-            f"{module}: the imported function takes {len(sig.args)} arguments; the module has "
-            f"{len(exported.params)} weights and {len(exported.input_types)} inputs"
+    return parsed, func
+
+
+def _keep_only_result(func, i: int) -> None:
+    """Makes `func` return its i-th result alone and erases the ops that
+    no longer reach a result (body ops are pure: nothing else needs them)."""
+    from mlir import ir
+
+    block = func.regions[0].blocks[0]
+    ret = list(block.operations)[-1].operation
+    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    with ret.context, ret.location, ir.InsertionPoint(ret):
+        ir.Operation.create("func.return", operands=[ret.operands[i]])
+        func.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get(list(ftype.inputs), [ftype.results[i]])
         )
-    lines, returned = _body_lines(func.get_asm(use_local_scope=True))
-    return ImportedFunction(
-        module_name=module,
-        params=tuple(exported.params),
-        arg_types=tuple(sig.args),
-        result=sig.result,
-        lines=tuple(lines),
-        returned=returned,
-        key=exported.key,
-    )
+    ret.erase()
+    # Uses come after definitions: one backward sweep finds every dead op.
+    for op in reversed(list(block.operations)[:-1]):
+        op = op.operation
+        if len(op.results) and all(not list(r.uses) for r in op.results):
+            op.erase()
 
 
 def drop_shape_asserts(func) -> None:
@@ -136,7 +181,9 @@ def _emit(body: Body, args: list[Val], type_: TensorType, attrs) -> Val:
     for line in fn.lines:
         body.line(_VALUE.sub(bind, line))
     returned = bound.get(fn.returned[1:], fn.returned)
-    if returned != fn.returned:  # the function returns an argument: a node needs an op
+    # The function returns an argument (a node needs an op), or a dynamic
+    # size where the node is typed static (a gradient typed like its read).
+    if returned != fn.returned or fn.result != type_:
         return body.emit(f"tensor.cast {returned} : {fn.result.mlir()} to {type_.mlir()}", type_)
     return Val(fn.returned, fn.result)
 

@@ -105,7 +105,7 @@ def _run_worker(exported: Exported) -> Imported:
         raise TorchImportError(f"cannot import {exported.module_name}: {missing}")
     with tempfile.TemporaryDirectory(prefix="pdg-torch-import-") as tmp:
         tmp = Path(tmp)
-        torch.export.save(exported.program, tmp / "program.pt2")
+        torch.export.save(exported.exported_program(), tmp / "program.pt2")
         request = {
             "program": str(tmp / "program.pt2"),
             "func_name": "main",

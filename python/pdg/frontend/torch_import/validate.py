@@ -92,7 +92,11 @@ def check_ops(imported: Imported, module: str) -> None:
 @dataclass(frozen=True)
 class Signature:
     args: list[TensorType]
-    result: TensorType
+    results: list[TensorType]
+
+    @property
+    def result(self) -> TensorType:
+        return self.results[0]
 
 
 def tensor_type(t, what: str, module: str) -> TensorType:
@@ -110,9 +114,10 @@ def tensor_type(t, what: str, module: str) -> TensorType:
     return TensorType(shape, _ELEMENTS[elem])
 
 
-def check_function(func, module: str) -> Signature:
-    """One block, one tensor result, values of types the interpreter and
-    the lowering take; returns the argument and result types."""
+def check_function(func, module: str, results: int = 1) -> Signature:
+    """One block, `results` tensor results (a module's one; a vector-Jacobian
+    product's one per gradient), values of types the interpreter and the
+    lowering take; returns the argument and result types."""
     from mlir import ir
     from pdg.interpreter.errors import InterpreterError
     from pdg.interpreter.types import convert_type
@@ -121,14 +126,14 @@ def check_function(func, module: str) -> Signature:
     if len(blocks) != 1:
         raise TorchImportError(f"{module}: the imported function has {len(blocks)} blocks, not 1")
     ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-    if len(ftype.results) != 1:
+    if len(ftype.results) != results:
         raise TorchImportError(
-            f"{module}: the imported function returns {len(ftype.results)} values, not 1",
+            f"{module}: the imported function returns {len(ftype.results)} values, not {results}",
             hint="the module writes in place into a view of an input or a buffer "
             "(torch.export returns what it writes); return a new value instead",
         )
     args = [tensor_type(t, f"argument {i}", module) for i, t in enumerate(ftype.inputs)]
-    result = tensor_type(ftype.results[0], "the result", module)
+    outs = [tensor_type(t, f"result {i}", module) for i, t in enumerate(ftype.results)]
 
     def visit(op) -> None:
         for region in op.regions:
@@ -152,4 +157,4 @@ def check_function(func, module: str) -> Signature:
                     visit(inner)
 
     visit(func)
-    return Signature(args, result)
+    return Signature(args, outs)

@@ -1,12 +1,13 @@
 """The vector-Jacobian product of an imported module, from PyTorch's own
 autograd: a second function to import beside the module's.
 
-`torch.func.vjp` of the functional module (its weights as arguments, as in
-export.py), traced by `make_fx` into an aten graph (gelu_backward, mm,
-native_layer_norm_backward, ...), exported again by torch.export with the
-module's dynamic sizes and imported by the worker like any module. (A
-torch.export of a module that calls torch.func.vjp itself fails: "meta
-conversion to view functorch tensor".)
+`torch.autograd.grad` of the functional module (its weights as arguments,
+as in export.py) against an output cotangent, traced by `make_fx` into an
+aten graph (gelu_backward, mm, native_layer_norm_backward, ...), exported
+again by torch.export with the module's dynamic sizes and imported by the
+worker like any module. (`torch.func.vjp` left as_strided/copy_ ops that
+torch-mlir does not lower, and a torch.export of a module that calls it
+fails: "meta conversion to view functorch tensor".)
 
 The function takes the module's arguments (every weight, then every input)
 and the cotangent of its output, and returns one gradient per float input,

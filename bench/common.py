@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import resource
+import time
 import zlib
 from dataclasses import asdict, dataclass, field
 
@@ -105,3 +106,15 @@ def peak_rss_mib() -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024.0
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def best(run, repeats: int) -> float:
+    """The fastest of `repeats` calls of `run()` in seconds, after one
+    untimed call (pages touched, caches and the thread pool warm)."""
+    run()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)

@@ -20,10 +20,10 @@ import argparse
 import json
 import os
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from common import best
 
 HERE = Path(__file__).resolve().parent
 SHAPES = [
@@ -66,16 +66,6 @@ def compiled(k: int, n: int, dtype: str, tiles: int | None, out: Path):
     finally:
         native.SPLIT_IN_LOOP_MIN_WORK, native.SPLIT_IN_LOOP_TILES = saved
     return load(out)
-
-
-def best(run, repeats: int) -> float:
-    run()  # warm-up: pages, caches, the pool started
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

@@ -22,10 +22,10 @@ import ctypes
 import json
 import os
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from common import best
 
 HERE = Path(__file__).resolve().parent
 # gpt2-124m: attention and MLP weights, the vocabulary projection.
@@ -41,16 +41,6 @@ def program(k: int, n: int):
     w = prog.input("w", (k, n), "f32")
     prog.output("y", pf.matmul(x, w).named("y"))
     return prog
-
-
-def best(run, repeats: int) -> float:
-    run()  # warm-up: pages, caches, the library opened
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def compiled(k: int, n: int, how: str, out: Path):

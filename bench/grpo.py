@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 from grpo_common import (
+    add_setting_args,
     peak_mib,
     setting,
     torch_grpo_loss,
@@ -293,16 +294,8 @@ def ratio(rows: dict, other: str, key: str, ours: str = "pdg") -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--prompts", type=int, default=32)
-    parser.add_argument("--group", type=int, default=8)
-    parser.add_argument("--d-model", type=int, default=32)
-    parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--heads", type=int, default=2)
-    parser.add_argument("--new-tokens", type=int, default=3, help="the response length bound")
+    add_setting_args(parser, prompts=32, d_model=32, heads=2, new_tokens=3)
     parser.add_argument("--iterations", type=int, default=12)
-    parser.add_argument(
-        "--microbatch", type=int, default=4, help="pdg-one: prompts per aligned microbatch"
-    )
     parser.add_argument("--repeat", type=int, default=1, help="fresh runs per implementation")
     parser.add_argument(
         "--vectorize", action="store_true", help="pdg: rl.SampledGRPOTrainer(vectorize=True)"

@@ -12,6 +12,22 @@ import resource
 LIMIT = 20  # additions a + b with a, b < 20
 
 
+def add_setting_args(parser, *, prompts: int, d_model: int, heads: int, new_tokens: int):
+    """The flags setting() and the runs read (the model and the batch),
+    with a script's defaults."""
+    parser.add_argument("--prompts", type=int, default=prompts)
+    parser.add_argument("--group", type=int, default=8)
+    parser.add_argument("--d-model", type=int, default=d_model)
+    parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--heads", type=int, default=heads)
+    parser.add_argument(
+        "--new-tokens", type=int, default=new_tokens, help="the response length bound"
+    )
+    parser.add_argument(
+        "--microbatch", type=int, default=4, help="pdg: prompts per aligned microbatch"
+    )
+
+
 def setting(args):
     """(task, model config, initial weights, GRPO constants) of a run."""
     from pdg import rl

@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 from grpo_common import (
+    add_setting_args,
     peak_mib,
     setting,
     torch_grpo_loss,
@@ -217,26 +218,14 @@ def run_fresh(args, row: str, extra: tuple[str, ...] = ()) -> dict:
 
 
 def load() -> str:
-    """`uptime`'s load averages."""
-    return (
-        subprocess.run(["uptime"], capture_output=True, text=True)
-        .stdout.split("average:")[-1]
-        .strip()
-    )
+    """The 1, 5 and 15 minute load averages."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--prompts", type=int, default=16)
-    parser.add_argument("--group", type=int, default=8)
-    parser.add_argument("--d-model", type=int, default=128)
-    parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--heads", type=int, default=4)
-    parser.add_argument("--new-tokens", type=int, default=8)
+    add_setting_args(parser, prompts=16, d_model=128, heads=4, new_tokens=8)
     parser.add_argument("--iterations", type=int, default=10, help="timed, after 2 to warm up")
-    parser.add_argument(
-        "--microbatch", type=int, default=4, help="pdg: prompts per aligned microbatch"
-    )
     parser.add_argument("--repeats", type=int, default=3, help="fresh runs per row")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "grpo_data_parallel.json")
     # a run's own options

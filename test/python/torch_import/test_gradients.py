@@ -45,19 +45,15 @@ def _check(outputs, model, dx):
         assert_close(outputs["d_" + name.replace(".", "_")], p.grad.numpy())
 
 
-def test_01_mlp_gradients_match_autograd(import_cache, tmp_path):
-    torch.manual_seed(10)
-    model = MLP()
-    mlp = from_torch(model, (torch.randn(8),), cache_dir=import_cache, trainable=True)
-    prog = pf.Program("mlp_grad")
-    b = prog.dim("b", 5)
-    x = prog.input("x", (8,), "f32", domain=[b])
-    m = mlp.bind(prog, "mlp")
-    y = m(x)
-    _outputs_of_gradients(prog, m, x, y)
-    rng = np.random.default_rng(10)
-    xs = rng.standard_normal((5, 8)).astype(np.float32)
-    cs = rng.standard_normal(4).astype(np.float32)
+def _pointwise_gradients_match(model, imported, path, xs, cs, tmp_path):
+    """The module applied at each point of b (xs: one row per point), the
+    loss sum over b of sum(y * cs): its gradients, interpreted and
+    compiled, against autograd's."""
+    prog = pf.Program(f"{path}_grad")
+    b = prog.dim("b", xs.shape[0])
+    x = prog.input("x", xs.shape[1:], "f32", domain=[b])
+    m = imported.bind(prog, path)
+    _outputs_of_gradients(prog, m, x, m(x))
     inputs = {**m.inputs_from(model.state_dict()), "x": xs, "c": cs}
     interpreted, compiled = run_both(prog, inputs, {}, tmp_path)
 
@@ -65,6 +61,16 @@ def test_01_mlp_gradients_match_autograd(import_cache, tmp_path):
     (model(xt) * torch.tensor(cs)).sum().backward()
     for outputs in (interpreted, compiled):
         _check(outputs, model, xt.grad.numpy())
+
+
+def test_01_mlp_gradients_match_autograd(import_cache, tmp_path):
+    torch.manual_seed(10)
+    model = MLP()
+    mlp = from_torch(model, (torch.randn(8),), cache_dir=import_cache, trainable=True)
+    rng = np.random.default_rng(10)
+    xs = rng.standard_normal((5, 8)).astype(np.float32)
+    cs = rng.standard_normal(4).astype(np.float32)
+    _pointwise_gradients_match(model, mlp, "mlp", xs, cs, tmp_path)
 
 
 def test_02_layer_norm_gradients_match_autograd(import_cache, tmp_path):
@@ -74,21 +80,10 @@ def test_02_layer_norm_gradients_match_autograd(import_cache, tmp_path):
         model.weight.normal_()
         model.bias.normal_()
     ln = from_torch(model, (torch.randn(3, 16),), cache_dir=import_cache, trainable=True)
-    prog = pf.Program("ln_grad")
-    b = prog.dim("b", 4)
-    x = prog.input("x", (3, 16), "f32", domain=[b])
-    m = ln.bind(prog, "ln")
-    _outputs_of_gradients(prog, m, x, m(x))
     rng = np.random.default_rng(11)
     xs = (rng.standard_normal((4, 3, 16)) * 3 + 1).astype(np.float32)
     cs = rng.standard_normal((3, 16)).astype(np.float32)
-    inputs = {**m.inputs_from(model.state_dict()), "x": xs, "c": cs}
-    interpreted, compiled = run_both(prog, inputs, {}, tmp_path)
-
-    xt = torch.tensor(xs, requires_grad=True)
-    (model(xt) * torch.tensor(cs)).sum().backward()
-    for outputs in (interpreted, compiled):
-        _check(outputs, model, xt.grad.numpy())
+    _pointwise_gradients_match(model, ln, "ln", xs, cs, tmp_path)
 
 
 def test_03_attention_over_a_dynamic_length(import_cache, tmp_path):

@@ -3,7 +3,10 @@ every rank reads."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from mpi4py import MPI
@@ -27,3 +30,17 @@ def compiled(name: str, build) -> Path:
     if error:
         raise RuntimeError(f"rank 0 could not compile {name}: {error}")
     return path
+
+
+@contextmanager
+def compiled_programs(builds: Mapping[str, Callable]) -> Iterator[dict[str, Path]]:
+    """Each build compiled by rank 0 (`compiled`), by name; their
+    directories removed once every rank is done with them."""
+    paths = {name: compiled(name, build) for name, build in builds.items()}
+    try:
+        yield paths
+    finally:
+        comm.Barrier()
+        if comm.Get_rank() == 0:
+            for p in paths.values():
+                shutil.rmtree(p.parent, ignore_errors=True)

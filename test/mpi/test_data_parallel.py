@@ -10,7 +10,6 @@ leave the other waiting)."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -22,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from data_parallel_programs import shard, training_inputs, training_steps  # noqa: E402
 
 MPI = pytest.importorskip("mpi4py.MPI")
-from rank_zero import compiled  # noqa: E402
+from rank_zero import compiled_programs  # noqa: E402
 
 comm = MPI.COMM_WORLD
 RANKS = comm.Get_size()
@@ -31,16 +30,13 @@ RANK = comm.Get_rank()
 
 @pytest.fixture(scope="module")
 def artifacts():
-    paths = {
-        "dp": compiled("dp", lambda: training_steps(world=True)),
-        "whole": compiled("whole", lambda: training_steps(world=False)),
-        "ops": compiled("ops", ops_program),
+    builds = {
+        "dp": lambda: training_steps(world=True),
+        "whole": lambda: training_steps(world=False),
+        "ops": ops_program,
     }
-    yield paths
-    comm.Barrier()
-    if RANK == 0:
-        for p in paths.values():
-            shutil.rmtree(p.parent, ignore_errors=True)
+    with compiled_programs(builds) as paths:
+        yield paths
 
 
 def ops_program():

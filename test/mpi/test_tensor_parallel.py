@@ -5,7 +5,6 @@ with the whole model, and the same on both ranks."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
 MPI = pytest.importorskip("mpi4py.MPI")
-from rank_zero import compiled  # noqa: E402
+from rank_zero import compiled_programs  # noqa: E402
 
 comm = MPI.COMM_WORLD
 RANKS = comm.Get_size()
@@ -49,15 +48,9 @@ def weights():
 
 @pytest.fixture(scope="module")
 def artifacts():
-    paths = {
-        "split": compiled("tp", lambda: decode(RANKS).program),
-        "whole": compiled("whole", lambda: decode().program),
-    }
-    yield paths
-    comm.Barrier()
-    if comm.Get_rank() == 0:
-        for p in paths.values():
-            shutil.rmtree(p.parent, ignore_errors=True)
+    builds = {"split": lambda: decode(RANKS).program, "whole": lambda: decode().program}
+    with compiled_programs(builds) as paths:
+        yield paths
 
 
 def test_two_ranks_generate_the_tokens_of_one_process(artifacts):
@@ -99,15 +92,9 @@ def train(ranks=None):
 
 @pytest.fixture(scope="module")
 def training_artifacts():
-    paths = {
-        "split": compiled("tp_train", lambda: train(RANKS).program),
-        "whole": compiled("whole_train", lambda: train().program),
-    }
-    yield paths
-    comm.Barrier()
-    if comm.Get_rank() == 0:
-        for p in paths.values():
-            shutil.rmtree(p.parent, ignore_errors=True)
+    builds = {"split": lambda: train(RANKS).program, "whole": lambda: train().program}
+    with compiled_programs(builds) as paths:
+        yield paths
 
 
 def test_two_ranks_train_the_weights_one_process_trains(training_artifacts):

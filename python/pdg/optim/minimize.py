@@ -172,19 +172,19 @@ def global_norm(grads: dict) -> TensorLike:
     torch.nn.utils.clip_grad_norm_ returns)."""
     # Weights split over ranks (a worker dim in their domain) add their
     # shares' squares on the rank, then one all-reduce adds the ranks'.
-    whole, split = None, {}
+    total, split = None, {}  # split: worker dim name -> (dim, squares on the rank)
     for g in grads.values():
         sq = (g * g).sum() if g.ndim else g * g
         worker = next((d for d in g.domain if d.worker), None)
         if worker is None:
-            whole = sq if whole is None else whole + sq
+            total = sq if total is None else total + sq
         else:
-            split[worker.name] = sq if worker.name not in split else split[worker.name] + sq
-    for local in split.values():
-        worker = next(d for d in local.domain if d.worker)
+            _, local = split.get(worker.name, (worker, None))
+            split[worker.name] = (worker, sq if local is None else local + sq)
+    for worker, local in split.values():
         summed = all_reduce(local, over=worker)
-        whole = summed if whole is None else whole + summed
-    return ops.sqrt(whole)
+        total = summed if total is None else total + summed
+    return ops.sqrt(total)
 
 
 def clip_by_global_norm(grads: dict, max_norm: float, norm: TensorLike | None = None):

@@ -2,6 +2,7 @@
 
 #include "AffineSyntax.h"
 #include "PdgDialect.h"
+#include "PdgOps.h"
 
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -217,8 +218,7 @@ StoreAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitError,
 LogicalResult PdgDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   llvm::StringRef name = attr.getName().getValue();
-  bool isValueOp = isa<InputOp, NodeOp, UdfOp, AllReduceOp, AllGatherOp,
-                        BroadcastOp>(op);
+  bool isValueOp = isa<InputOp, NodeOp, UdfOp>(op) || isCollective(op);
   if (name == "pdg.store") {
     auto store = dyn_cast<StoreAttr>(attr.getValue());
     if (!store || !isValueOp)

@@ -1,9 +1,11 @@
 //===- PdgCollectives.cpp - verifiers of the collectives ------------------===//
 //
 // What every collective checks: the dim it communicates over is a worker
-// dim of the graph, the input is defined over it, and the result is defined
-// over the input's other dims, in the same order. Then each op checks its
-// point types.
+// dim of the graph and the input is defined over it. The result of one that
+// gives every rank the same value (all_reduce, all_gather, broadcast) is
+// defined over the input's other dims, in the same order; the result of one
+// that gives each rank its own point (reduce_scatter, shift) over the
+// input's domain. Then each op checks its point types.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,9 +21,14 @@ static std::string joinDims(ValueType type) {
   return "[" + llvm::join(domainNames(type), ", ") + "]";
 }
 
-/// The checks shared by every collective (see the file comment).
-static LogicalResult verifyCollective(Operation *op, ValueType input,
-                                      ValueType result, llvm::StringRef over) {
+bool mlir::pdg::isCollective(Operation *op) {
+  return isa<AllReduceOp, AllGatherOp, BroadcastOp, ReduceScatterOp, ShiftOp>(
+      op);
+}
+
+/// The dim and input checks shared by every collective.
+static LogicalResult verifyWorkerInput(Operation *op, ValueType input,
+                                       ValueType result, llvm::StringRef over) {
   if (failed(verifyDomainDeclared(op, input, "the input")) ||
       failed(verifyDomainDeclared(op, result, "the result")))
     return failure();
@@ -44,6 +51,15 @@ static LogicalResult verifyCollective(Operation *op, ValueType input,
            << " is defined over " << joinDims(input) << ", not over '" << over
            << "'; a collective combines the ranks' points of a value over "
               "the worker dim";
+  return success();
+}
+
+/// A collective whose result is the same on every rank (see the file
+/// comment).
+static LogicalResult verifyCollective(Operation *op, ValueType input,
+                                      ValueType result, llvm::StringRef over) {
+  if (failed(verifyWorkerInput(op, input, result, over)))
+    return failure();
   if (result.getDimPosition(over) >= 0)
     return op->emitOpError()
            << "result is defined over '" << over
@@ -65,6 +81,32 @@ static LogicalResult verifyCollective(Operation *op, ValueType input,
                          ", ")
            << "]";
   return success();
+}
+
+/// A collective that gives each rank its own point: the result keeps the
+/// input's domain.
+static LogicalResult verifyRankwise(Operation *op, ValueType input,
+                                    ValueType result, llvm::StringRef over) {
+  if (failed(verifyWorkerInput(op, input, result, over)))
+    return failure();
+  if (input.getDomain() != result.getDomain())
+    return op->emitOpError()
+           << "result is defined over " << joinDims(result)
+           << ", but each rank gets a point of its own, so the result keeps "
+              "the input's domain "
+           << joinDims(input);
+  return success();
+}
+
+/// The element types a reduction combines: floats and integers.
+static LogicalResult verifyReducible(Operation *op, Reduction reduction,
+                                     Type element, llvm::StringRef what) {
+  if (isa<FloatType>(element) ||
+      (element.isSignlessInteger() && element.getIntOrFloatBitWidth() > 1))
+    return success();
+  return op->emitOpError() << "cannot " << stringifyReduction(reduction)
+                           << " elements of type " << element << "; " << what
+                           << " takes floats or integers";
 }
 
 /// Names the result after its `name`, or else after its input.
@@ -100,13 +142,8 @@ LogicalResult AllReduceOp::verify() {
     return emitOpError() << "reduces points of type " << in
                          << " into points of type " << out
                          << "; an all-reduce keeps the point type";
-  Type element = in.getElementType();
-  if (!isa<FloatType>(element) &&
-      !(element.isSignlessInteger() && element.getIntOrFloatBitWidth() > 1))
-    return emitOpError() << "cannot " << stringifyReduction(getReduction())
-                         << " elements of type " << element
-                         << "; an all-reduce takes floats or integers";
-  return success();
+  return verifyReducible(*this, getReduction(), in.getElementType(),
+                         "an all-reduce");
 }
 
 //===----------------------------------------------------------------------===//
@@ -164,5 +201,61 @@ LogicalResult BroadcastOp::verify() {
     return emitOpError() << "broadcasts points of type " << in
                          << " as points of type " << out
                          << "; a broadcast keeps the point type";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceScatterOp
+//===----------------------------------------------------------------------===//
+
+void ReduceScatterOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  nameAfterInput(getResult(), getInput(), "scattered", setNameFn);
+}
+
+LogicalResult ReduceScatterOp::verify() {
+  if (failed(verifyRankwise(*this, getInputType(), getValueType(), getOver())))
+    return failure();
+  RankedTensorType in = getInputType().getPointType();
+  RankedTensorType out = getValueType().getPointType();
+  if (in.getRank() == 0)
+    return emitOpError() << "input points of type " << in
+                         << " have no leading dim to scatter; give them a "
+                            "leading dim of W blocks, one per rank";
+  auto expected =
+      RankedTensorType::get(in.getShape().drop_front(), in.getElementType());
+  if (out != expected)
+    return emitOpError() << "scatters points of type " << in
+                         << " into points of type " << out << ", expected "
+                         << expected << " (one block of the leading dim)";
+  auto graph = (*this)->getParentOfType<GraphOp>();
+  DimOp dim = graph ? graph.lookupDim(getOver()) : DimOp();
+  int64_t blocks = in.getShape().front();
+  if (dim && dim.getSizeAttr() && !ShapedType::isDynamic(blocks) &&
+      blocks > dim.getSizeAttr().getInt())
+    return emitOpError() << "input points have " << blocks
+                         << " blocks, more than the "
+                         << dim.getSizeAttr().getInt() << " ranks that dim '"
+                         << getOver() << "' allows (its max)";
+  return verifyReducible(*this, getReduction(), in.getElementType(),
+                         "a reduce-scatter");
+}
+
+//===----------------------------------------------------------------------===//
+// ShiftOp
+//===----------------------------------------------------------------------===//
+
+void ShiftOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  nameAfterInput(getResult(), getInput(), "shifted", setNameFn);
+}
+
+LogicalResult ShiftOp::verify() {
+  if (failed(verifyRankwise(*this, getInputType(), getValueType(), getOver())))
+    return failure();
+  RankedTensorType in = getInputType().getPointType();
+  RankedTensorType out = getValueType().getPointType();
+  if (in != out)
+    return emitOpError() << "shifts points of type " << in
+                         << " as points of type " << out
+                         << "; a shift keeps the point type";
   return success();
 }

@@ -2,9 +2,11 @@
 //
 // Collectives over a worker dim (`pdg.dim @w < world W`): a value over w
 // has one point per rank, and these ops are the only way one rank's point
-// reaches another rank. Each names the worker dim it communicates over; its
-// result is defined over the input's domain without that dim, the same on
-// every rank. An optional `name` (an attribute) names the result in
+// reaches another rank. Each names the worker dim it communicates over.
+// all_reduce, all_gather and broadcast give a result defined over the
+// input's domain without that dim, the same on every rank; reduce_scatter
+// and shift give each rank a point of its own, so their result keeps the
+// input's domain. An optional `name` (an attribute) names the result in
 // diagnostics and in the compiled program, as a node's does.
 //
 //===----------------------------------------------------------------------===//
@@ -97,6 +99,55 @@ def Pdg_BroadcastOp : Pdg_CollectiveOp<"broadcast"> {
   let assemblyFormat = [{
     $input `from` $root `over` $over attr-dict `:` qualified(type($input))
     `->` qualified(type($result))
+  }];
+}
+
+def Pdg_ReduceScatterOp : Pdg_CollectiveOp<"reduce_scatter"> {
+  let summary = "each rank's block of the sum (or maximum) over the ranks";
+  let description = [{
+    The input's points have a leading dim of W blocks, one per rank. Rank
+    r's point of the result is block r of the sum (or the elementwise
+    maximum) of every rank's input point; the result keeps the input's
+    domain, worker dim included, and its point drops the leading dim. The
+    sum of an all-reduce, with each rank keeping only its share (e.g. the
+    gradient of the weight rows a rank updates):
+
+    ```mlir
+    %mine = pdg.reduce_scatter sum %g over @w
+        : !pdg.value<[w], tensor<2x8xf32>> -> !pdg.value<[w], tensor<8xf32>>
+    ```
+
+    The leading dim may be `?` or a size; either way it must be W when the
+    program runs.
+  }];
+  let arguments = (ins Pdg_ReductionAttr:$reduction, Pdg_ValueType:$input,
+                   FlatSymbolRefAttr:$over, OptionalAttr<StrAttr>:$name);
+  let assemblyFormat = [{
+    $reduction $input `over` $over attr-dict `:` qualified(type($input))
+    `->` qualified(type($result))
+  }];
+}
+
+def Pdg_ShiftOp : Pdg_CollectiveOp<"shift"> {
+  let summary = "each rank's point of a value, moved `by` ranks along a ring";
+  let description = [{
+    Rank r's point of the result is rank (r - by) mod W's point of the
+    input: with `by` = 1 every rank hands its point to the next rank and
+    the last rank's point wraps around to rank 0. The result keeps the
+    input's domain and point type. `by` may be negative (towards lower
+    ranks). A pipeline stage passes its activations on this way; a ring
+    exchange is W - 1 shifts by 1:
+
+    ```mlir
+    %prev = pdg.shift %act by 1 over @w
+        : !pdg.value<[w, m], tensor<4xf32>> -> !pdg.value<[w, m], tensor<4xf32>>
+    ```
+  }];
+  let arguments = (ins Pdg_ValueType:$input, I64Attr:$by,
+                   FlatSymbolRefAttr:$over, OptionalAttr<StrAttr>:$name);
+  let assemblyFormat = [{
+    $input `by` $by `over` $over attr-dict `:` qualified(type($input)) `->`
+    qualified(type($result))
   }];
 }
 

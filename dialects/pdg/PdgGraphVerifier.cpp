@@ -104,8 +104,8 @@ static LogicalResult verifyNoSamePointCycle(GraphOp graph) {
       auto &out = edges[&op];
       for (auto [value, attr] : llvm::zip(inputs, accesses)) {
         Operation *producer = value.getDefiningOp();
-        if (!producer || !isa<NodeOp, UdfOp, AllReduceOp, AllGatherOp,
-                              BroadcastOp>(producer))
+        if (!producer ||
+            !(isa<NodeOp, UdfOp>(producer) || isCollective(producer)))
           continue;
         auto access = cast<AccessAttr>(attr);
         if (!surelyReadsAnotherPoint(type, cast<ValueType>(value.getType()),
@@ -117,7 +117,7 @@ static LogicalResult verifyNoSamePointCycle(GraphOp graph) {
       addEdges(node.getValueType(), node.getInputs(), node.getAccesses());
     else if (auto udf = dyn_cast<UdfOp>(op))
       addEdges(udf.getValueType(), udf.getInputs(), udf.getAccesses());
-    else if (isa<AllReduceOp, AllGatherOp, BroadcastOp>(op)) {
+    else if (isCollective(&op)) {
       // A collective reads its input at its own point of every shared dim.
       nodes.push_back(&op);
       Value input = op.getOperand(0);
@@ -177,12 +177,12 @@ LogicalResult GraphOp::verifyRegions() {
     return emitOpError("a graph's body takes no block arguments; program "
                        "inputs are pdg.input ops");
   for (Operation &op : body)
-    if (!isa<DimOp, InputOp, NodeOp, UdfOp, OutputOp, AllReduceOp,
-             AllGatherOp, BroadcastOp>(op))
+    if (!isa<DimOp, InputOp, NodeOp, UdfOp, OutputOp>(op) && !isCollective(&op))
       return op.emitOpError()
              << "cannot appear directly in a pdg.graph, which holds only "
                 "pdg.dim, pdg.input, pdg.node, pdg.udf, pdg.output and the "
-                "collectives (pdg.all_reduce, pdg.all_gather, pdg.broadcast)";
+                "collectives (pdg.all_reduce, pdg.all_gather, pdg.broadcast, "
+                "pdg.reduce_scatter, pdg.shift)";
   if (failed(verifyUniqueNames(*this)))
     return failure();
   return verifyNoSamePointCycle(*this);

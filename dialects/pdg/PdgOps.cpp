@@ -157,8 +157,9 @@ static LogicalResult verifyWorkerEntries(Operation *consumer, Value producer,
               "point of a value over '"
            << name << "'; read it at '" << name << "' from a consumer over '"
            << name
-           << "', or combine the ranks' points with pdg.all_reduce, "
-              "pdg.all_gather or pdg.broadcast";
+           << "', combine the ranks' points with pdg.all_reduce, "
+              "pdg.all_gather, pdg.broadcast or pdg.reduce_scatter, or move "
+              "them between ranks with pdg.shift";
   }
   return success();
 }

@@ -33,6 +33,9 @@ LogicalResult verifySymbols(Operation *op, ValueType domain, ArrayAttr symbols);
 LogicalResult verifyDomainDeclared(Operation *op, ValueType type,
                                    llvm::StringRef what);
 
+/// Whether `op` is one of the collectives (PdgCollectives.td).
+bool isCollective(Operation *op);
+
 } // namespace mlir::pdg
 
 #endif // PDG_PDGOPS_H

@@ -78,7 +78,8 @@ def Pdg_DimOp : Pdg_Op<"dim", [Symbol, HasParent<"GraphOp">]> {
     are the ranks; a value over it has one point on each rank, which only
     that rank computes and holds. Nodes read such a value only at their own
     rank's point; the collectives (pdg.all_reduce, pdg.all_gather,
-    pdg.broadcast) combine the ranks' points.
+    pdg.broadcast, pdg.reduce_scatter, pdg.shift) combine the ranks' points
+    or move them between ranks.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, Pdg_BoundKindAttr:$kind,
                    OptionalAttr<I64Attr>:$size, OptionalAttr<StrAttr>:$bound,

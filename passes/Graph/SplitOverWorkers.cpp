@@ -266,7 +266,7 @@ struct SplitOverWorkers : mlir::pdg::impl::PdgSplitOverWorkersBase<SplitOverWork
       if (op.getNumResults() == 1 && isa<ValueType>(op.getResult(0).getType()) &&
           over(op.getResult(0), split))
         gains.insert(op.getResult(0));
-      if (isa<AllReduceOp, AllGatherOp, BroadcastOp>(op))
+      if (isCollective(&op))
         return error(&op) << "collectives need a worker dim, which the graph has not";
     }
     for (Operation &op : graph.getBodyBlock()) {

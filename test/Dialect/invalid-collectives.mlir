@@ -117,7 +117,7 @@ pdg.graph @broadcast_changes_type {
 pdg.graph @read_other_rank {
   pdg.dim @w < world W
   %x = pdg.input "x" : !pdg.value<[w], tensor<f32>>
-  // expected-error @+1 {{access 'x'[w - 1] reads worker dim 'w' at another point than its own: each rank holds only its own point of a value over 'w'; read it at 'w' from a consumer over 'w', or combine the ranks' points with pdg.all_reduce, pdg.all_gather or pdg.broadcast}}
+  // expected-error @+1 {{access 'x'[w - 1] reads worker dim 'w' at another point than its own: each rank holds only its own point of a value over 'w'; read it at 'w' from a consumer over 'w', combine the ranks' points with pdg.all_reduce, pdg.all_gather, pdg.broadcast or pdg.reduce_scatter, or move them between ranks with pdg.shift}}
   %y = pdg.node "y" [w] -> tensor<f32>
     case (w >= 1) (%a = %x[w - 1] : !pdg.value<[w], tensor<f32>>) { pdg.yield %a : tensor<f32> }
     default { %c = arith.constant dense<0.0> : tensor<f32>
@@ -166,4 +166,105 @@ func.func @outside(%x: !pdg.value<[w], tensor<f32>>) {
   // expected-error @+1 {{'pdg.all_reduce' op expects parent op 'pdg.graph'}}
   %s = pdg.all_reduce sum %x over @w : !pdg.value<[w], tensor<f32>> -> !pdg.value<[], tensor<f32>>
   return
+}
+
+// -----
+
+pdg.graph @reduce_scatter_over_launch_dim {
+  pdg.dim @b < launch B
+  %x = pdg.input "x" : !pdg.value<[b], tensor<4xf32>>
+  // expected-error @+1 {{communicates over 'b', which is not a worker dim; collectives combine the ranks' points of a dim declared `pdg.dim @b < world W`}}
+  %s = pdg.reduce_scatter sum %x over @b : !pdg.value<[b], tensor<4xf32>> -> !pdg.value<[b], tensor<f32>>
+}
+
+// -----
+
+pdg.graph @reduce_scatter_input_not_over_worker {
+  pdg.dim @w < world W
+  pdg.dim @b < 4
+  %x = pdg.input "x" : !pdg.value<[b], tensor<2xf32>>
+  // expected-error @+1 {{input 'x' is defined over [b], not over 'w'; a collective combines the ranks' points of a value over the worker dim}}
+  %s = pdg.reduce_scatter sum %x over @w : !pdg.value<[b], tensor<2xf32>> -> !pdg.value<[b], tensor<f32>>
+}
+
+// -----
+
+pdg.graph @reduce_scatter_drops_worker {
+  pdg.dim @w < world W
+  %x = pdg.input "x" : !pdg.value<[w], tensor<2xf32>>
+  // expected-error @+1 {{result is defined over [], but each rank gets a point of its own, so the result keeps the input's domain [w]}}
+  %s = pdg.reduce_scatter sum %x over @w : !pdg.value<[w], tensor<2xf32>> -> !pdg.value<[], tensor<f32>>
+}
+
+// -----
+
+pdg.graph @reduce_scatter_scalar_points {
+  pdg.dim @w < world W
+  %x = pdg.input "x" : !pdg.value<[w], tensor<f32>>
+  // expected-error @+1 {{input points of type 'tensor<f32>' have no leading dim to scatter; give them a leading dim of W blocks, one per rank}}
+  %s = pdg.reduce_scatter sum %x over @w : !pdg.value<[w], tensor<f32>> -> !pdg.value<[w], tensor<f32>>
+}
+
+// -----
+
+pdg.graph @reduce_scatter_keeps_the_leading_dim {
+  pdg.dim @w < world W
+  %x = pdg.input "x" : !pdg.value<[w], tensor<2x4xf32>>
+  // expected-error @+1 {{scatters points of type 'tensor<2x4xf32>' into points of type 'tensor<2x4xf32>', expected 'tensor<4xf32>' (one block of the leading dim)}}
+  %s = pdg.reduce_scatter sum %x over @w : !pdg.value<[w], tensor<2x4xf32>> -> !pdg.value<[w], tensor<2x4xf32>>
+}
+
+// -----
+
+pdg.graph @reduce_scatter_more_blocks_than_ranks {
+  pdg.dim @w < world W max 2
+  %x = pdg.input "x" : !pdg.value<[w], tensor<3x4xf32>>
+  // expected-error @+1 {{input points have 3 blocks, more than the 2 ranks that dim 'w' allows (its max)}}
+  %s = pdg.reduce_scatter sum %x over @w : !pdg.value<[w], tensor<3x4xf32>> -> !pdg.value<[w], tensor<4xf32>>
+}
+
+// -----
+
+pdg.graph @reduce_scatter_booleans {
+  pdg.dim @w < world W
+  %x = pdg.input "x" : !pdg.value<[w], tensor<2xi1>>
+  // expected-error @+1 {{cannot max elements of type 'i1'; a reduce-scatter takes floats or integers}}
+  %s = pdg.reduce_scatter max %x over @w : !pdg.value<[w], tensor<2xi1>> -> !pdg.value<[w], tensor<i1>>
+}
+
+// -----
+
+pdg.graph @shift_over_unknown_dim {
+  pdg.dim @w < world W
+  %x = pdg.input "x" : !pdg.value<[w], tensor<f32>>
+  // expected-error @+1 {{communicates over unknown dim 'v'; declare a worker dim, e.g. `pdg.dim @v < world W`}}
+  %s = pdg.shift %x by 1 over @v : !pdg.value<[w], tensor<f32>> -> !pdg.value<[w], tensor<f32>>
+}
+
+// -----
+
+pdg.graph @shift_over_static_dim {
+  pdg.dim @m < 4
+  %x = pdg.input "x" : !pdg.value<[m], tensor<f32>>
+  // expected-error @+1 {{communicates over 'm', which is not a worker dim; collectives combine the ranks' points of a dim declared `pdg.dim @m < world W`}}
+  %s = pdg.shift %x by 1 over @m : !pdg.value<[m], tensor<f32>> -> !pdg.value<[m], tensor<f32>>
+}
+
+// -----
+
+pdg.graph @shift_other_domain {
+  pdg.dim @w < world W
+  pdg.dim @b < 4
+  %x = pdg.input "x" : !pdg.value<[w, b], tensor<f32>>
+  // expected-error @+1 {{result is defined over [b, w], but each rank gets a point of its own, so the result keeps the input's domain [w, b]}}
+  %s = pdg.shift %x by 1 over @w : !pdg.value<[w, b], tensor<f32>> -> !pdg.value<[b, w], tensor<f32>>
+}
+
+// -----
+
+pdg.graph @shift_changes_type {
+  pdg.dim @w < world W
+  %x = pdg.input "x" : !pdg.value<[w], tensor<4xf32>>
+  // expected-error @+1 {{shifts points of type 'tensor<4xf32>' as points of type 'tensor<4xi32>'; a shift keeps the point type}}
+  %s = pdg.shift %x by 1 over @w : !pdg.value<[w], tensor<4xf32>> -> !pdg.value<[w], tensor<4xi32>>
 }

@@ -28,7 +28,7 @@ pdg.graph @block_arguments {
 
 pdg.graph @outer {
   pdg.dim @t < 4
-  // expected-error @+1 {{cannot appear directly in a pdg.graph, which holds only pdg.dim, pdg.input, pdg.node, pdg.udf, pdg.output and the collectives (pdg.all_reduce, pdg.all_gather, pdg.broadcast)}}
+  // expected-error @+1 {{cannot appear directly in a pdg.graph, which holds only pdg.dim, pdg.input, pdg.node, pdg.udf, pdg.output and the collectives (pdg.all_reduce, pdg.all_gather, pdg.broadcast, pdg.reduce_scatter, pdg.shift)}}
   pdg.graph @inner {
     pdg.dim @s < 2
   }

@@ -13,12 +13,12 @@
 // CHECK: s {{ +}}input {{ +}}[1, B] {{ +}}8 * B
 // CHECK: peak:
 // CHECK-NEXT: communication {{ +}}op {{ +}}extents {{ +}}bytes each rank gives MPI
-// CHECK-NEXT: grad {{ +}}all_reduce [I] {{ +}}2048 * I {{ +}}20480
+// CHECK-NEXT: grad {{ +}}all_reduce {{ +}}[I] {{ +}}2048 * I {{ +}}20480
 // CHECK-NEXT: first {{ +}}broadcast {{ +}}[B] {{ +}}8 * B {{ +}}32
-// CHECK-NEXT: rows {{ +}}all_gather [B] {{ +}}8 * B {{ +}}32
+// CHECK-NEXT: rows {{ +}}all_gather {{ +}}[B] {{ +}}8 * B {{ +}}32
 // CHECK-NEXT: to MPI per rank: 16 * B + 2048 * I = 20544 bytes (0.020 MiB)
 
-// FORMULA: grad {{ +}}all_reduce [I] {{ +}}2048 * I{{ *$}}
+// FORMULA: grad {{ +}}all_reduce {{ +}}[I] {{ +}}2048 * I{{ *$}}
 // FORMULA: to MPI per rank: 16 * B + 2048 * I{{$}}
 
 // NONE-NOT: communication

@@ -15,7 +15,13 @@ from pdg import _ext
 from pdg.ir.source import format_location
 
 # The ops that communicate between ranks (dialects/pdg/PdgCollectives.td).
-COLLECTIVES = ("pdg.all_reduce", "pdg.all_gather", "pdg.broadcast")
+COLLECTIVES = (
+    "pdg.all_reduce",
+    "pdg.all_gather",
+    "pdg.broadcast",
+    "pdg.reduce_scatter",
+    "pdg.shift",
+)
 
 # Bytes per element in memory (booleans take a byte: pdg-widen-i1-memrefs).
 ELEMENT_BYTES = {
@@ -74,8 +80,9 @@ class Value:
     conditions: list = field(default_factory=list)  # per case: constraints
     reads: list[Read] = field(default_factory=list)
     is_output: bool = False
-    # A collective's op ("all_reduce", "all_gather", "broadcast"), its
-    # worker dim ("over"), and "reduction" or "root"; None for other values.
+    # A collective's op ("all_reduce", "all_gather", "broadcast",
+    # "reduce_scatter", "shift"), its worker dim ("over"), and "reduction",
+    # "root" or "by"; None for other values.
     collective: dict | None = None
 
     @property
@@ -234,6 +241,8 @@ def _read_collective(value: Value, by_result: dict, dims: dict[str, Dim]) -> Non
         info["reduction"] = str(attrs["reduction"]).rstrip(">").split()[-1]
     if "root" in attrs:
         info["root"] = ir.IntegerAttr(attrs["root"]).value
+    if "by" in attrs:
+        info["by"] = ir.IntegerAttr(attrs["by"]).value
     value.collective = info
     value.symbols = (dims[over].symbol,)
     value.conditions = [[]]

@@ -73,10 +73,13 @@ def report_lines(stores: list[Store]) -> list[Line]:
 def communication_lines(graph: Graph) -> list[Line]:
     """Per collective, the bytes each rank hands MPI over the whole run:
     its input point's bytes once per point of the collective's value
-    (`extents`: the dims' bounds). What goes over the wire is the MPI
-    library's: a ring all-reduce sends up to twice that per rank, an
-    all-gather receives W times it, a broadcast's root sends it W - 1
-    times. Collectives of symbolic point shape are left out."""
+    (`extents`: the dims' bounds; a reduce-scatter's or a shift's value is
+    over the worker dim too, where each rank computes its own point only:
+    extent 1). What goes over the wire is the MPI library's: a ring
+    all-reduce sends up to twice that per rank, an all-gather receives W
+    times it, a broadcast's root sends it W - 1 times, a reduce-scatter
+    sends (W - 1) / W of its W blocks, a shift sends its point to one rank.
+    Collectives of symbolic point shape are left out."""
     lines = []
     for v in graph.values:
         if v.kind != "collective":
@@ -84,7 +87,7 @@ def communication_lines(graph: Graph) -> list[Line]:
         elem = v.reads[0].producer.point_bytes
         if elem is None:
             continue
-        extents = [graph.dims[d].bound for d in v.domain]
+        extents = ["1" if graph.dims[d].worker else graph.dims[d].bound for d in v.domain]
         lines.append(Line(v.name, v.collective["op"], extents, _monomials(extents, elem)))
     return lines
 
@@ -125,11 +128,11 @@ def render(
         shown = "" if value is None else f" = {value} bytes ({value / 2**20:.3f} MiB)"
         out.append(f"  {label}: {formula(total)}{shown}")
     if communication:
-        out.append(f"  {'communication':<24} {'op':<10} {'extents':<15} bytes each rank gives MPI")
+        out.append(f"  {'communication':<24} {'op':<14} {'extents':<15} bytes each rank gives MPI")
         for line in communication:
             value = evaluate(line.monomials, symbols)
             out.append(
-                f"  {line.name:<24} {line.kind:<10} {'[' + ', '.join(line.extents) + ']':<15} "
+                f"  {line.name:<24} {line.kind:<14} {'[' + ', '.join(line.extents) + ']':<15} "
                 f"{formula(line.monomials):<28} {'' if value is None else value}"
             )
         total = peak(communication)

@@ -257,8 +257,8 @@ def _reason(node, src) -> str:
     if isinstance(d, CollectiveDef):
         what = f"{d.op} {d.reduction}" if d.reduction else d.op
         return (
-            f"{what} over '{d.over.name}' has no derivative rule (all_reduce sum and "
-            "broadcast have one)"
+            f"{what} over '{d.over.name}' has no derivative rule (all_reduce sum, "
+            "broadcast and shift have one)"
         )
     if not is_float(src.dtype):
         why = ""

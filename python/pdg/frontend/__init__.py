@@ -16,7 +16,7 @@ builds on this package, never the other way.
 """
 
 from . import operators as _operators  # noqa: F401  (installs tensor operators)
-from .collectives import all_gather, all_reduce, broadcast
+from .collectives import all_gather, all_reduce, broadcast, reduce_scatter, shift
 from .dtypes import TensorType
 from .errors import ProgramError, SourceLoc
 from .index import Condition, IndexExpr, max, min
@@ -90,10 +90,12 @@ __all__ = [
     "min",
     "minimum",
     "permute",
+    "reduce_scatter",
     "relu",
     "reshape",
     "rsqrt",
     "sample",
+    "shift",
     "sigmoid",
     "silu",
     "sin",

@@ -2,14 +2,19 @@
 
 A worker dim (`w = prog.dim("w", world="W")`) has one point per rank, and a
 value over it has each point on its rank only. These operators are the one
-way a rank sees the others' points; each gives a value over the input's
-other dims, the same on every rank:
+way a rank sees the others' points. The first three give a value over the
+input's other dims, the same on every rank:
 
     g_local = ...                               # over [w]: this rank's gradient
     g = pdg.all_reduce(g_local, over=w)         # over []: the sum of every rank's
     top = pdg.all_reduce(score, over=w, op="max")
     rows = pdg.all_gather(x, over=w)            # (W, *x.shape) per point
     start = pdg.broadcast(w0, over=w, root=0)   # rank 0's point, on every rank
+
+The others give each rank a point of its own, over the input's domain:
+
+    mine = pdg.reduce_scatter(g_blocks, over=w) # block `rank` of the sum over ranks
+    prev = pdg.shift(act, over=w, by=1)         # rank r gets rank r - 1's point
 
 The interpreter runs every rank's points in one process (W is a symbol like
 any other); a compiled program runs one rank per process (pdg.runtime's
@@ -60,6 +65,49 @@ def broadcast(x: TensorLike, over: Dim, root: int = 0) -> RecurrentTensor:
             f"broadcast root {root} is past the {over.max} ranks dim '{over.name}' allows"
         )
     return _make(x, over, CollectiveDef("broadcast", x.operand(), over, root=root), x.type)
+
+
+def reduce_scatter(x: TensorLike, over: Dim, op: str = "sum") -> RecurrentTensor:
+    """Each rank's block of the sum (or elementwise maximum, `op="max"`) of
+    x's points over the ranks of worker dim `over`: x's points have a
+    leading dim of W blocks, and rank r's point of the result is block r.
+    The result keeps x's domain (one point per rank)."""
+    if op not in REDUCTIONS:
+        raise ProgramError(
+            f"reduce_scatter op must be one of {', '.join(map(repr, REDUCTIONS))}, got {op!r}"
+        )
+    x = _checked(x, over, "reduce_scatter")
+    if not x.shape:
+        raise ProgramError(
+            "reduce_scatter needs points with a leading dim of W blocks (one per rank), "
+            "got a scalar point",
+            hint="stack the blocks along a leading dim, e.g. x.reshape((W, -1))",
+        )
+    if x.shape[0] is not None and over.max is not None and x.shape[0] > over.max:
+        raise ProgramError(
+            f"reduce_scatter takes one block per rank, but the points have {x.shape[0]} "
+            f"blocks and dim '{over.name}' allows at most {over.max} ranks"
+        )
+    if not (is_float(x.dtype) or (is_int(x.dtype) and x.dtype != "i1")):
+        raise ProgramError(
+            f"reduce_scatter takes floats or integers, got {x.dtype}",
+            hint="cast it first, e.g. x.astype('f32')",
+        )
+    point = TensorType(tuple(x.shape[1:]), x.dtype)
+    definition = CollectiveDef("reduce_scatter", x.operand(), over, reduction=op)
+    return RecurrentTensor(x.program, x.domain, point, definition)
+
+
+def shift(x: TensorLike, over: Dim, by: int = 1) -> RecurrentTensor:
+    """Rank r's point of the result is rank (r - by) mod W's point of x: with
+    by=1 each rank passes its point to the next, the last to rank 0 (a
+    pipeline stage's hand-off, one step of a ring). The result keeps x's
+    domain and point type."""
+    if not isinstance(by, int) or isinstance(by, bool):
+        raise ProgramError(f"shift by must be an int (a number of ranks), got {by!r}")
+    x = _checked(x, over, "shift")
+    definition = CollectiveDef("shift", x.operand(), over, by=by)
+    return RecurrentTensor(x.program, x.domain, x.type, definition)
 
 
 def _checked(x: TensorLike, over: Dim, what: str) -> RecurrentTensor:

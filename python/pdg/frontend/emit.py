@@ -184,8 +184,8 @@ def _node(names: _Names, rt: RecurrentTensor, restriction) -> list[str]:
 
 def _collective(names: _Names, rt: RecurrentTensor, d: CollectiveDef) -> str:
     src = d.operand.source
-    how = {"all_reduce": f"{d.reduction} ", "broadcast": ""}.get(d.op, "")
-    root = f" from {d.root}" if d.op == "broadcast" else ""
+    how = f"{d.reduction} " if d.op in ("all_reduce", "reduce_scatter") else ""
+    root = f" from {d.root}" if d.op == "broadcast" else f" by {d.by}" if d.op == "shift" else ""
     return (
         f"%{names.of(rt)} = pdg.{d.op} {how}%{names.of(src)}{root} over @{d.over.name} "
         f'{{name = "{names.of(rt)}"}} : {value_type(src)} -> {value_type(rt)}'

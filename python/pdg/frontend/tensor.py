@@ -207,13 +207,14 @@ class UdfDef:
 @dataclass(eq=False)
 class CollectiveDef:
     """A collective over a worker dim (collectives.py): `op` is
-    "all_reduce", "all_gather" or "broadcast"."""
+    "all_reduce", "all_gather", "broadcast", "reduce_scatter" or "shift"."""
 
     op: str
     operand: Operand
     over: Dim
-    reduction: str | None = None  # all_reduce: "sum" or "max"
+    reduction: str | None = None  # all_reduce, reduce_scatter: "sum" or "max"
     root: int | None = None  # broadcast
+    by: int | None = None  # shift
 
     @property
     def operands(self) -> list:

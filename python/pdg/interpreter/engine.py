@@ -282,7 +282,7 @@ class Engine:
                 value = self._run_case(v, case, point, args)
             elif v.kind == "collective":
                 (ranks,) = self._read_all(v, point, v.accesses, syms)
-                value = self._communicate(v, ranks)
+                value = self._communicate(v, ranks, point)
             else:
                 args = self._read_all(v, point, v.accesses, syms)
                 value = self._call_udf(v, args)
@@ -312,13 +312,28 @@ class Engine:
         (value,) = ex.run(case.body, args)
         return value
 
-    def _communicate(self, v: ValueInfo, ranks: np.ndarray) -> np.ndarray:
+    def _communicate(self, v: ValueInfo, ranks: np.ndarray, point: tuple[int, ...]) -> np.ndarray:
         """A collective over the simulated ranks: `ranks` holds every rank's
-        point, stacked along the worker dim."""
+        point, stacked along the worker dim; `point` is the result's point
+        (its rank along the worker dim, for a result over it)."""
         c = v.collective
         assert c is not None
         if c.op == "all_gather":
             return ranks
+        if c.op == "shift":
+            rank = point[v.domain.index(c.over)]
+            return ranks[(rank - (c.by or 0)) % len(ranks)]
+        if c.op == "reduce_scatter":
+            if ranks.shape[1] != len(ranks):
+                raise InterpreterError(
+                    f"reduce_scatter takes a leading dim of one block per rank, but the "
+                    f"points have {ranks.shape[1]} blocks and dim '{c.over}' {len(ranks)} ranks",
+                    hint=f"give the input a leading dim of size {self.dims[c.over].symbol}",
+                )
+            rank = point[v.domain.index(c.over)]
+            if c.reduction == "max":
+                return ranks[:, rank].max(axis=0)
+            return ranks[:, rank].sum(axis=0, dtype=ranks.dtype)
         if c.op == "broadcast":
             if c.root >= len(ranks):
                 raise InterpreterError(

@@ -72,13 +72,20 @@ class Collective:
     """What a collective does with the ranks' points it reads (the whole
     worker dim, through its value's one access)."""
 
-    op: str  # "all_reduce", "all_gather" or "broadcast"
+    op: str  # "all_reduce", "all_gather", "broadcast", "reduce_scatter" or "shift"
     over: str  # the worker dim
-    reduction: str | None = None  # all_reduce: "sum" or "max"
+    reduction: str | None = None  # all_reduce, reduce_scatter: "sum" or "max"
     root: int | None = None  # broadcast
+    by: int | None = None  # shift: rank r gets rank (r - by) mod W's point
 
 
-COLLECTIVES = ("pdg.all_reduce", "pdg.all_gather", "pdg.broadcast")
+COLLECTIVES = (
+    "pdg.all_reduce",
+    "pdg.all_gather",
+    "pdg.broadcast",
+    "pdg.reduce_scatter",
+    "pdg.shift",
+)
 
 
 @dataclass(eq=False)
@@ -292,7 +299,9 @@ def _read_collective(
     op: ir.Operation, info: ValueInfo, producer: ValueInfo, dims: dict[str, DimInfo]
 ) -> None:
     """A collective reads its input at its own point of every dim but the
-    worker dim, and every rank's point of that: `x[0 : W, b]`."""
+    worker dim, and every rank's point of that: `x[0 : W, b]` (a result
+    over the worker dim too, a reduce-scatter's or a shift's, still reads
+    every rank's point and picks what its rank gets)."""
     attrs = op.attributes
     over = ir.FlatSymbolRefAttr(attrs["over"]).value
     kind = op.name.split(".")[1]
@@ -300,7 +309,8 @@ def _read_collective(
     if reduction is not None:  # printed as `#pdg<reduction sum>` or `sum`
         reduction = reduction.rstrip(">").split()[-1].split("<")[-1]
     root = ir.IntegerAttr(attrs["root"]).value if "root" in attrs else None
-    info.collective = Collective(kind, over, reduction, root)
+    by = ir.IntegerAttr(attrs["by"]).value if "by" in attrs else None
+    info.collective = Collective(kind, over, reduction, root, by)
     world = dims[over].symbol
     info.symbols = (world,) if world else ()
     entries = []

@@ -39,9 +39,9 @@ def check_collectives(model: LoweringModel) -> None:
         if c is None:
             continue
         v = node.value
-        if c["op"] == "all_gather":
+        if c["op"] in ("all_gather", "reduce_scatter", "shift"):
             raise PassError(
-                f"'{v.name}': pdg.all_gather runs in the interpreter only so far; the "
+                f"'{v.name}': pdg.{c['op']} runs in the interpreter only so far; the "
                 "compiled path has pdg.all_reduce and pdg.broadcast",
                 v.op.location,
             )

@@ -66,11 +66,14 @@ def plan_buffer(
     roles: dict[str, str],
     extent_of,
     largest=None,
+    world=None,
 ) -> Buffer:
     """The buffer of `store`. `extent_of(name)` gives a parallel or full
     dim's size: an int, or the SSA name of its launch symbol;
     `largest(sizes)` the largest of several such sizes (an SSA name when
-    one is; None: unknown here)."""
+    one is; None: unknown here); `world(dim)` a worker dim's world size
+    (whose extent is 1: each rank stores its own point), e.g. the rows of
+    an all-gather's slot (None: unknown here)."""
     v = store.value
     if store.kind == "partial":  # one point per chunk of its points (partials.py)
         point = [int(d) for d in v.shape]
@@ -100,13 +103,15 @@ def plan_buffer(
             point.append(int(factor))
         elif factor.startswith("max("):  # several bounds reach this dim
             parts = [p.strip() for p in factor[4:-1].split(",")]
-            sizes = [int(p) if p.isdigit() else _symbol_max(p, dims, extent_of, v) for p in parts]
+            sizes = [
+                int(p) if p.isdigit() else _symbol_max(p, dims, extent_of, v, world) for p in parts
+            ]
             if all(isinstance(x, int) for x in sizes):
                 point.append(max(sizes))
             else:
                 point.append(largest(sizes) if largest else "%unknown")
         else:
-            point.append(_symbol_max(factor, dims, extent_of, v))
+            point.append(_symbol_max(factor, dims, extent_of, v, world))
     shape = []
     for mode, size in modes:
         if mode in ("coord",):
@@ -119,12 +124,14 @@ def plan_buffer(
     return Buffer(v, store.kind, modes, point, MemRef(tuple(shape), _element(v)))
 
 
-def _symbol_max(symbol: str, dims: dict[str, Dim], extent_of, v: Value) -> int | str:
-    """A point dim bounded by a dim's symbol: the launch value, or a dynamic
-    dim's declared max."""
+def _symbol_max(symbol: str, dims: dict[str, Dim], extent_of, v: Value, world=None) -> int | str:
+    """A point dim bounded by a dim's symbol: the launch value (the world's
+    size for a worker dim), or a dynamic dim's declared max."""
     for dim in dims.values():
         if dim.symbol != symbol:
             continue
+        if dim.worker:
+            return world(dim.name) if world else "%unknown"
         if dim.kind == "launch":
             return extent_of(dim.name)
         if dim.kind == "dynamic" and dim.size is not None:

@@ -19,10 +19,21 @@ from .model import Case, LoweringModel, Node
 from .text import DYNAMIC, MemRef
 
 # runtime/include/pdg/runtime.h: PDG_ALL_REDUCE_SUM, ...
-OPERATIONS = {("all_reduce", "sum"): 0, ("all_reduce", "max"): 1, ("broadcast", None): 2}
+OPERATIONS = {
+    ("all_reduce", "sum"): 0,
+    ("all_reduce", "max"): 1,
+    ("broadcast", None): 2,
+    ("all_gather", None): 3,
+    ("reduce_scatter", "sum"): 4,
+    ("reduce_scatter", "max"): 5,
+    ("shift", None): 6,
+}
+# The runtime's entry points by the input's dims less the result's: an
+# all-gather's input has one dim less, a reduce-scatter's one more.
+ENTRIES = {"all_gather": "pdg_collective_gather", "reduce_scatter": "pdg_collective_scatter"}
 # The element types the runtime passes to MPI (PDG_ELEMENT_F32, ...).
 ELEMENTS = {"f32": 0, "f64": 1, "i32": 2, "i64": 3}
-MAX_RANK = 8  # point ranks with a runtime entry point (pdg_collective_<rank>)
+MAX_RANK = 8  # point ranks with a runtime entry point (pdg_collective_<rank>, ...)
 
 
 def check_collectives(model: LoweringModel) -> None:
@@ -39,19 +50,20 @@ def check_collectives(model: LoweringModel) -> None:
         if c is None:
             continue
         v = node.value
-        if c["op"] in ("all_gather", "reduce_scatter", "shift"):
-            raise PassError(
-                f"'{v.name}': pdg.{c['op']} runs in the interpreter only so far; the "
-                "compiled path has pdg.all_reduce and pdg.broadcast",
-                v.op.location,
-            )
         if v.element not in ELEMENTS:
             raise PassError(
                 f"'{v.name}': the compiled collectives take f32, f64, i32 or i64 points, "
                 f"not {v.element}",
                 v.op.location,
             )
-        if any(s is None for s in v.shape) or len(v.shape) > MAX_RANK:
+        # An all-gather's leading dim is the world's size (its slot is W rows).
+        fixed = v.shape[1:] if c["op"] == "all_gather" else v.shape
+        source = node.cases[0].reads[0].producer.shape
+        if (
+            any(s is None for s in fixed)
+            or any(s is None for s in source)
+            or max(len(v.shape), len(source)) > MAX_RANK
+        ):
             raise PassError(
                 f"'{v.name}': the compiled collectives take points of a fixed shape of at "
                 f"most {MAX_RANK} dims",
@@ -82,7 +94,7 @@ class CollectiveEmitter:
         """`pdg_collective_<rank>(input, result, operation, element, root, site)`
         at one point of the collective's value: the input is this rank's point
         of the value read (index 0 along the worker dim), the result the
-        value's slot."""
+        value's slot; `root` is a broadcast's root or a shift's distance."""
         w = self.w
         v = node.value
         c = case.collective
@@ -92,7 +104,8 @@ class CollectiveEmitter:
         in_slot = self.slot_of(src, at)
         rank = len(v.shape)
         to = MemRef((DYNAMIC,) * rank, v.element).fully_dynamic()
-        source = self.slot_view(src, in_slot, str(to))
+        source_type = MemRef((DYNAMIC,) * len(read.producer.shape), v.element).fully_dynamic()
+        source = self.slot_view(src, in_slot, str(source_type))
         buf = self.buffer(v)
         target = self.slot_view(buf, self.slot_of(buf, point), str(to))
         site = len(self.collectives)
@@ -105,12 +118,16 @@ class CollectiveEmitter:
             target,
             w.const(operation, "i32"),
             w.const(ELEMENTS[v.element], "i32"),
-            w.const(c.get("root", 0), "i64"),
+            w.const(c.get("root", c.get("by", 0)), "i64"),
             w.const(site, "i64"),
         ]
-        name = f"pdg_collective_{rank}"
-        types = [str(to), str(to), "i32", "i32", "i64", "i64"]
+        name = f"{ENTRIES.get(c['op'], 'pdg_collective')}_{rank}"
+        types = [str(source_type), str(to), "i32", "i32", "i64", "i64"]
         w.line(f"func.call @{name}({', '.join(args)}) : ({', '.join(types)}) -> ()")
+        if buf.dynamic_point_dims:  # an all-gather's rows (its only `?`): one per rank
+            at = ", ".join([*self.slot_of(buf, point), w.const(0)])
+            world = self.symbols[self.m.graph.dims[c["over"]].symbol]
+            w.line(f"memref.store {world}, {buf.shapes}[{at}] : {buf.shapes_type}")
         declaration = (
             f"func.func private @{name}({', '.join(types)}) attributes {{llvm.emit_c_interface}}"
         )

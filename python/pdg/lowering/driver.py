@@ -153,7 +153,14 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
     def allocate(self, graph_args: dict[int, str]) -> None:
         w = self.prologue
         for store in self.m.stores.values():
-            buf = plan_buffer(store, self.m.graph.dims, self.m.roles, self.extent_of, self.largest)
+            buf = plan_buffer(
+                store,
+                self.m.graph.dims,
+                self.m.roles,
+                self.extent_of,
+                self.largest,
+                lambda d: self.symbols[self.m.graph.dims[d].symbol],
+            )
             check_static_size(buf)
             self.buffers[id(store.value)] = buf
             if store.kind == "input":

@@ -220,9 +220,14 @@ class Entry:
             return f"{where} failed: MPI returned error code {fault.value}"
         if fault.bound == 2**31 - 1:
             return f"{where} moves {fault.value} elements at once; MPI counts take at most 2^31 - 1"
+        if site is None or site["op"] == "broadcast":
+            return (
+                f"{where} broadcasts from rank {fault.value}, but the run has {fault.bound} "
+                "rank(s); broadcast from a lower rank"
+            )
         return (
-            f"{where} broadcasts from rank {fault.value}, but the run has {fault.bound} "
-            "rank(s); broadcast from a lower rank"
+            f"{where} has {fault.value} blocks of ranks, but the run has {fault.bound} "
+            "rank(s); the leading dim must be the world's size W"
         )
 
     def _memory_message(self, fault: Fault) -> str:

@@ -147,13 +147,27 @@ PDG_EXPORT extern int64_t pdg_blas_calls;
    calls in the same order. `library` is the path of the libmpi mpi4py
    loaded; `comm`, `types` (indexed by PDG_ELEMENT_*) and `ops` (sum, max)
    are that library's handles as mpi4py gives them (MPI._handleof). Returns
-   0, or 1 if the library does not open, 2 if it lacks MPI_Allreduce or
-   MPI_Bcast, 3 if rank/size are not a rank of a world. Unbound (the
+   0, or 1 if the library does not open, 2 if it lacks one of
+   MPI_Allreduce, MPI_Bcast, MPI_Allgather, MPI_Reduce_scatter_block and
+   MPI_Sendrecv, 3 if rank/size are not a rank of a world. Unbound (the
    default, and after pdg_mpi_unbind) a program is a world of one rank. */
 enum { PDG_ELEMENT_F32 = 0, PDG_ELEMENT_F64 = 1, PDG_ELEMENT_I32 = 2, PDG_ELEMENT_I64 = 3 };
 #define PDG_ELEMENT_KINDS 4
-enum { PDG_ALL_REDUCE_SUM = 0, PDG_ALL_REDUCE_MAX = 1, PDG_BROADCAST = 2 };
-/* The most dims of a point a collective takes (_mlir_ciface_pdg_collective_0..8). */
+/* An all-gather's result point has one more (leading) dim than its input's,
+   of the world's size; a reduce-scatter's input point has one more than its
+   result's (W blocks). A shift passes its distance as the root. */
+enum {
+  PDG_ALL_REDUCE_SUM = 0,
+  PDG_ALL_REDUCE_MAX = 1,
+  PDG_BROADCAST = 2,
+  PDG_ALL_GATHER = 3,
+  PDG_REDUCE_SCATTER_SUM = 4,
+  PDG_REDUCE_SCATTER_MAX = 5,
+  PDG_SHIFT = 6
+};
+/* The most dims of a point a collective takes (_mlir_ciface_pdg_collective_0..8,
+   for an all-gather _mlir_ciface_pdg_collective_gather_1..8 and for a reduce-scatter
+   _mlir_ciface_pdg_collective_scatter_0..7, numbered by the result's dims). */
 #define PDG_COLLECTIVE_MAX_RANK 8
 PDG_EXPORT int32_t pdg_mpi_bind(const char *library, intptr_t comm, int64_t rank, int64_t size,
                                 const intptr_t *types, const intptr_t *ops);
@@ -164,6 +178,8 @@ PDG_EXPORT int64_t pdg_world_size(void);
    stops the run with PDG_STOP_COLLECTIVE and pdg_fault {site: the call
    site's number (the manifest's abi.collectives), value: MPI's error code
    and bound -1; or value: a broadcast's root and bound: the world's size;
+   or value: an all-gather's result rows or a reduce-scatter's input
+   blocks and bound: the world's size;
    or value: the element count and bound: INT_MAX}. */
 PDG_EXPORT extern int64_t pdg_collective_calls;
 

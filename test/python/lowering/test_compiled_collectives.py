@@ -93,12 +93,52 @@ def test_a_body_and_a_condition_see_the_rank_along_the_worker_dim(tmp_path):
     assert int(got.outputs["sum"]) == 10
 
 
-def test_all_gather_is_refused_by_the_compiled_path_at_the_op(tmp_path):
-    prog = pf.Program("gather")
+def test_gather_scatter_and_shift_in_a_world_of_one(tmp_path):
+    """One rank: the all-gather's slot has one row (W = 1, stored with the
+    result's size; an output of symbolic shape is not compiled yet, so a
+    sum over its rows reads it), the reduce-scatter's one block is its own
+    sum and a shift by any distance lands on the rank itself."""
+    prog = pf.Program("rank_ops")
+    w = prog.dim("w", world="W")
+    b = prog.dim("b", launch="B")
+    x = prog.input("x", (2, 3), "f32", domain=[w, b])
+    y = prog.input("y", (1, 4), "i32", domain=[w])
+    prog.output("rows", pf.sum(pf.all_gather(x * 2.0, over=w), axis=0))
+    prog.output("block", pf.reduce_scatter(y + 1, over=w))
+    prog.output("shifted", pf.shift(x * 1.0, over=w, by=-3))
+    compile_module(prog.build(), tmp_path / "o.pdgx", gpu=False)
+    x = np.arange(24, dtype=np.float32).reshape(1, 4, 2, 3)
+    y = np.array([[[1, 2, 3, 4]]], np.int32)
+    program = pdg.runtime.load(tmp_path / "o.pdgx")
+    got = program.run({"x": x, "y": y}, symbols={"B": 4}).outputs
+    want = interpret(prog.build(), {"x": x, "y": y}, symbols={"W": 1, "B": 4}).outputs
+    np.testing.assert_array_equal(got["rows"], want["rows"])
+    np.testing.assert_array_equal(got["rows"], 2 * x[0])
+    np.testing.assert_array_equal(got["block"], [[2, 3, 4, 5]])
+    np.testing.assert_array_equal(got["shifted"], x)
+    sites = program.manifest["abi"]["collectives"]
+    assert [c["op"] for c in sites] == ["all_gather", "reduce_scatter", "shift"]
+
+
+def test_a_reduce_scatter_with_more_blocks_than_ranks_stops_the_run(tmp_path):
+    prog = pf.Program("blocks")
+    w = prog.dim("w", world="W")
+    y = prog.input("y", (2, 4), "f32", domain=[w])
+    prog.output("mine", pf.reduce_scatter(y * 1.0, over=w))
+    compile_module(prog.build(), tmp_path / "b.pdgx", gpu=False)
+    with pytest.raises(RunError, match="has 2 blocks of ranks, but the run has 1 rank"):
+        pdg.runtime.load(tmp_path / "b.pdgx").run({"y": np.zeros((1, 2, 4), np.float32)}, {})
+
+
+def test_a_collective_of_symbolic_shape_is_refused_at_the_op(tmp_path):
+    """An all-gather's rows (W of them) handed on over the worker dim: a
+    point of symbolic shape, which the compiled collectives do not take."""
+    prog = pf.Program("symbolic")
     w = prog.dim("w", world="W")
     x = prog.input("x", (2,), "f32", domain=[w])
-    prog.output("rows", pf.all_gather(x * 1.0, over=w))
-    with pytest.raises(
-        CompileError, match="'all_gather': pdg.all_gather runs in the interpreter only"
-    ):
-        compile_module(prog.build(), tmp_path / "g.pdgx", gpu=False)
+    rows = pf.all_gather(x * 1.0, over=w)
+    again = prog.recurrent((None, 2), "f32", domain=[w], name="again")
+    again[...] = rows * 1.0
+    prog.output("shifted", pf.shift(again, over=w).named("shifted"))
+    with pytest.raises(CompileError, match="'shifted': the compiled collectives take points of a"):
+        compile_module(prog.build(), tmp_path / "s.pdgx", gpu=False)

@@ -133,15 +133,25 @@ def PdgRegisterTileContractions
     is read end to end (streams the prefetchers follow) rather than down a
     strip of columns. Each element adds the same products in the same order
     as the register tile, so the columns both cover get the same bits.
+
+    A contraction in dot form, C[.., m, n] += A[.., m, k] * B[.., n, k] with
+    its one summed loop last in both inputs (logits against a tied
+    embedding table, h @ E^T, read from E as it is stored), runs tiles of
+    4 x 2 outputs (1 x 4 without m), each a vector accumulator filled 8
+    products at a time from rows of A and B read end to end, then summed
+    across its lanes. It needs A's and B's last strides to be 1 at run time
+    (else the op as it was). Its sums are in another order than the op's.
   }];
   let options = [
     Option<"streamMinBytes", "stream-min-bytes", "int64_t", /*default=*/"262144",
            "bytes of B from which a matrix-vector product streams B's rows">
   ];
   let statistics = [
-    Statistic<"numTiled", "tiled", "contractions given a register micro-kernel">
+    Statistic<"numTiled", "tiled", "contractions given a register micro-kernel">,
+    Statistic<"numDots", "dots", "contractions in dot form given a micro-kernel">
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
 }
 

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -108,6 +109,67 @@ std::optional<Contraction> match(linalg::GenericOp op) {
   }
   if (c.reductions.empty())
     return std::nullopt;
+  return c;
+}
+
+/// A contraction in dot form: C[.., m, n] += A[.., m, k] * B[.., n, k], the
+/// one summed loop k last in both inputs (a tied head's logits, h @ E^T,
+/// read straight from the table E without transposing it). n is C's last
+/// dim, read by B and not A; m, when C has one, is read by A and not B.
+struct DotContraction {
+  unsigned n, k;                       // C's last dim; the summed loop
+  std::optional<unsigned> m;           // C's second-last dim, in A only
+  SmallVector<unsigned> outer;         // other parallel loops
+  unsigned a, b;                       // input operand numbers
+};
+
+std::optional<DotContraction> matchDot(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Value out = op.getDpsInitOperand(0)->get();
+  if (out == op.getDpsInputOperand(0)->get() || out == op.getDpsInputOperand(1)->get())
+    return std::nullopt;
+  for (Value v : op->getOperands()) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    if (!t || !(t.getElementType().isF32() || (v != out && t.getElementType().isBF16())))
+      return std::nullopt;
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (AffineMap map : maps)
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) || map.getNumResults() == 0)
+      return std::nullopt;
+  if (!isMultiplyAdd(op))
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> reductions;
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    if (linalg::isReductionIterator(iterators[d]))
+      reductions.push_back(d);
+  if (reductions.size() != 1)
+    return std::nullopt;
+  auto lastOf = [](AffineMap map) { return map.getDimPosition(map.getNumResults() - 1); };
+  DotContraction c;
+  c.k = reductions[0];
+  c.n = lastOf(maps[2]);
+  if (lastOf(maps[0]) != c.k || lastOf(maps[1]) != c.k)
+    return std::nullopt;
+  bool foundB = false;
+  for (unsigned i : {0u, 1u})
+    if (uses(maps[i], c.n) && !uses(maps[1 - i], c.n)) {
+      c.b = i;
+      c.a = 1 - i;
+      foundB = true;
+    }
+  if (!foundB)
+    return std::nullopt;
+  if (maps[2].getNumResults() >= 2) {
+    unsigned m = maps[2].getDimPosition(maps[2].getNumResults() - 2);
+    if (uses(maps[c.a], m) && !uses(maps[c.b], m))
+      c.m = m;
+  }
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    if (d != c.n && d != c.k && !(c.m && d == *c.m))
+      c.outer.push_back(d);
   return c;
 }
 
@@ -214,15 +276,160 @@ struct RegisterTileContractions
 
   void runOnOperation() override {
     SmallVector<std::pair<linalg::GenericOp, Contraction>> found;
+    SmallVector<std::pair<linalg::GenericOp, DotContraction>> dots;
     getOperation()->walk([&](linalg::GenericOp op) {
       if (auto c = match(op))
         found.push_back({op, *c});
+      else if (auto d = matchDot(op))
+        dots.push_back({op, *d});
     });
     IRRewriter rewriter(&getContext());
     for (auto &[op, c] : found) {
       rewrite(rewriter, op, c);
       ++numTiled;
     }
+    for (auto &[op, c] : dots) {
+      rewriteDot(rewriter, op, c);
+      ++numDots;
+    }
+  }
+
+  /// C[.., m, n] += sum over k of A[.., m, k] * B[.., n, k], where A's and
+  /// B's last strides are 1 at run time (else the op as it was): tiles of
+  /// `rows` x `cols` outputs each carry one vector accumulator along k,
+  /// which a pass over k fills 8 lanes at a time from rows of A and of B
+  /// read end to end, and which is then summed across its lanes (and the
+  /// last k % 8 products one by one) and added to C. Tiles of 4 x 2 where
+  /// C has rows, 1 x 4 where it has none (a matrix-vector product, e.g.
+  /// a decode step's logits against the embedding table: 4 rows of the
+  /// table streamed at once); the rows and columns the tiles leave take
+  /// tiles of 1 x 1.
+  void rewriteDot(IRRewriter &b, linalg::GenericOp op, const DotContraction &c) {
+    Location loc = op.getLoc();
+    b.setInsertionPoint(op);
+    SmallVector<Range> loops = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
+    auto size = [&](unsigned d) { return getValueOrCreateConstantIndexOp(b, loc, loops[d].size); };
+    auto index = [&](int64_t i) { return arith::ConstantIndexOp::create(b, loc, i).getResult(); };
+    Value zero = index(0), one = index(1);
+    Value inA = op.getDpsInputOperand(c.a)->get(), inB = op.getDpsInputOperand(c.b)->get();
+    Value outC = op.getDpsInitOperand(0)->get();
+    Contiguous contiguousA(b, loc, inA), contiguousB(b, loc, inB);
+    Value contiguous = arith::AndIOp::create(b, loc, contiguousA.isUnit, contiguousB.isUnit);
+    auto branch = scf::IfOp::create(b, loc, contiguous, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    b.clone(*op);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    Value viewA = contiguousA.view(b, loc), viewB = contiguousB.view(b, loc);
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    AffineMap mapA = maps[c.a], mapB = maps[c.b], mapC = maps[2];
+    auto vecType = VectorType::get({kLanes}, b.getF32Type());
+    Value n = size(c.n), m = c.m ? size(*c.m) : one, k = size(c.k);
+    auto floorTo = [&](Value v, int64_t step) {
+      return arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, v, index(step)),
+                                   index(step))
+          .getResult();
+    };
+    Value kMain = floorTo(k, kLanes);
+    int64_t rows = c.m ? 4 : 1, cols = c.m ? 2 : 4;
+    Value mMain = floorTo(m, rows), nMain = floorTo(n, cols);
+
+    SmallVector<Value> at(op.getNumLoops(), zero);
+    // One tile at rows [m0, m0 + tileRows) and columns [n0, n0 + tileCols).
+    auto tile = [&](Value m0, Value n0, int64_t tileRows, int64_t tileCols) {
+      auto plus = [&](Value v, int64_t i) {
+        return i == 0 ? v : arith::AddIOp::create(b, loc, v, index(i)).getResult();
+      };
+      Value zeros = arith::ConstantOp::create(b, loc, vecType,
+                                              DenseElementsAttr::get(vecType, 0.0f));
+      SmallVector<Value> init(tileRows * tileCols, zeros);
+      auto kLoop = scf::ForOp::create(b, loc, zero, kMain, index(kLanes), init);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(kLoop.getBody());
+        at[c.k] = kLoop.getInductionVar();
+        SmallVector<Value> av, bv, next;
+        for (int64_t i = 0; i < tileRows; ++i) {
+          if (c.m)
+            at[*c.m] = plus(m0, i);
+          av.push_back(loadF32Vector(b, loc, viewA, indicesAt(mapA, at)));
+        }
+        for (int64_t j = 0; j < tileCols; ++j) {
+          at[c.n] = plus(n0, j);
+          bv.push_back(loadF32Vector(b, loc, viewB, indicesAt(mapB, at)));
+        }
+        for (int64_t i = 0; i < tileRows; ++i)
+          for (int64_t j = 0; j < tileCols; ++j)
+            next.push_back(vector::FMAOp::create(b, loc, av[i], bv[j],
+                                                 kLoop.getRegionIterArgs()[i * tileCols + j]));
+        scf::YieldOp::create(b, loc, next);
+      }
+      // Each accumulator's lanes summed, then the products past kMain.
+      SmallVector<Value> sums;
+      for (Value acc : kLoop.getResults())
+        sums.push_back(vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, acc));
+      auto rest = scf::ForOp::create(b, loc, kMain, k, one, sums);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(rest.getBody());
+        at[c.k] = rest.getInductionVar();
+        SmallVector<Value> next;
+        for (int64_t i = 0; i < tileRows; ++i) {
+          if (c.m)
+            at[*c.m] = plus(m0, i);
+          Value a = loadF32(b, loc, viewA, indicesAt(mapA, at));
+          for (int64_t j = 0; j < tileCols; ++j) {
+            at[c.n] = plus(n0, j);
+            Value x = loadF32(b, loc, viewB, indicesAt(mapB, at));
+            next.push_back(
+                math::FmaOp::create(b, loc, a, x, rest.getRegionIterArgs()[i * tileCols + j]));
+          }
+        }
+        scf::YieldOp::create(b, loc, next);
+      }
+      for (int64_t i = 0; i < tileRows; ++i)
+        for (int64_t j = 0; j < tileCols; ++j) {
+          if (c.m)
+            at[*c.m] = plus(m0, i);
+          at[c.n] = plus(n0, j);
+          SmallVector<Value> where = indicesAt(mapC, at);
+          Value before = memref::LoadOp::create(b, loc, outC, where);
+          Value after =
+              arith::AddFOp::create(b, loc, before, rest.getResult(i * tileCols + j));
+          memref::StoreOp::create(b, loc, after, outC, where);
+        }
+    };
+    // Tiles of tileRows x tileCols over rows [mLo, mHi) and columns [nLo, nHi).
+    // (No loop over rows where C has none.)
+    auto tiles = [&](Value mLo, Value mHi, int64_t tileRows, Value nLo, Value nHi,
+                     int64_t tileCols) {
+      OpBuilder::InsertionGuard guard(b);
+      Value m0 = zero;
+      if (c.m) {
+        auto mLoop = scf::ForOp::create(b, loc, mLo, mHi, index(tileRows));
+        b.setInsertionPointToStart(mLoop.getBody());
+        m0 = mLoop.getInductionVar();
+      }
+      auto nLoop = scf::ForOp::create(b, loc, nLo, nHi, index(tileCols));
+      b.setInsertionPointToStart(nLoop.getBody());
+      tile(m0, nLoop.getInductionVar(), tileRows, tileCols);
+    };
+    std::function<void(size_t)> outer = [&](size_t i) {
+      if (i < c.outer.size()) {
+        unsigned d = c.outer[i];
+        auto loop = scf::ForOp::create(b, loc, zero, size(d), one);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        at[d] = loop.getInductionVar();
+        outer(i + 1);
+        return;
+      }
+      tiles(zero, mMain, rows, zero, nMain, cols);
+      tiles(zero, mMain, 1, nMain, n, 1);
+      if (c.m)
+        tiles(mMain, m, 1, zero, n, 1);
+    };
+    outer(0);
+    b.eraseOp(op);
   }
 
   /// True if the matrix-vector product `op` streams B (see rewriteStreaming):

@@ -103,12 +103,13 @@ func.func @narrow_matvec(%x: memref<32xf32>, %w: memref<32x32xf32>, %y: memref<3
 
 // -----
 
-// Not contractions of this shape: left alone. B read along n but not last
-// (a transposed weight); a body that is not a multiply-add; an output that
-// is an input; f64.
+// B read along n but not last (a transposed weight): not a register tile,
+// but the dot form (see @tied_logits below). Then contractions neither
+// kernel takes, left alone: a body that is not a multiply-add; an output
+// that is an input; f64.
 // CHECK-LABEL: func.func @transposed(
-// CHECK-NOT: vector.fma
-// CHECK: linalg.generic
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: vector.reduction <add>
 func.func @transposed(%x: memref<32xf32>, %w: memref<100x32xf32>, %y: memref<100xf32>) {
   linalg.generic {
     indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (n, k)>,
@@ -304,6 +305,96 @@ func.func @bf16_output(%a: memref<8x64xbf16>, %b: memref<64x16xbf16>, %c: memref
     %m = arith.mulf %x, %y : bf16
     %r = arith.addf %o, %m : bf16
     linalg.yield %r : bf16
+  }
+  return
+}
+
+// -----
+
+// Logits against a tied embedding table, y[v] += h[d] * E[v, d] (dot form:
+// the summed d is last in both inputs): tiles of 4 rows of E, each an
+// accumulator of 8 lanes along d, summed across its lanes; the 100 % 8 = 4
+// products left along d one by one; 50 % 4 = 2 rows of E in tiles of 1.
+// CHECK-LABEL: func.func @tied_logits(
+// CHECK-SAME: %[[H:[^:]*]]: memref<100xf32>, %[[E:[^:]*]]: memref<50x100xf32>, %[[Y:[^:]*]]: memref<50xf32>)
+// CHECK: scf.if %{{.*}} {
+// CHECK:   %[[HV:.*]] = memref.reinterpret_cast
+// CHECK:   %[[EV:.*]] = memref.reinterpret_cast
+// CHECK:   scf.for %[[V0:.*]] = %{{.*}} to %{{.*}} step %c4{{.*}} {
+// CHECK:     %[[ACC:.*]]:4 = scf.for %[[D:.*]] = %{{.*}} to %{{.*}} step %c8{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK:       vector.load %[[HV]][%[[D]]]
+// CHECK-COUNT-4: vector.load %[[EV]][%{{.*}}, %[[D]]]
+// CHECK-COUNT-4: vector.fma
+// CHECK:       scf.yield
+// CHECK-COUNT-4: vector.reduction <add>, %[[ACC]]#
+// CHECK:     scf.for {{.*}} iter_args
+// CHECK-COUNT-4: math.fma
+// CHECK-COUNT-4: memref.store {{.*}}, %[[Y]]
+//   The rows of E the tiles leave: tiles of 1.
+// CHECK:   scf.for {{.*}} step %c1{{.*}} {
+// CHECK:     scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: } else {
+// CHECK:   linalg.generic
+// CHECK: }
+func.func @tied_logits(%h: memref<100xf32>, %e: memref<50x100xf32>, %y: memref<50xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(v, d) -> (d)>, affine_map<(v, d) -> (v, d)>,
+                     affine_map<(v, d) -> (v)>],
+    iterator_types = ["parallel", "reduction"]
+  } ins(%h, %e : memref<100xf32>, memref<50x100xf32>) outs(%y : memref<50xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Rows of h against a bf16 table, y[r, v] += h[r, d] * E[v, d]: tiles of
+// 4 rows x 2 entries (8 accumulators), the table widened as it is loaded.
+// CHECK-LABEL: func.func @tied_logits_rows_bf16(
+// CHECK:   scf.for {{.*}} step %c4{{.*}} {
+// CHECK:     scf.for {{.*}} step %c2{{.*}} {
+// CHECK:       scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK-COUNT-4: vector.load {{.*}} vector<8xf32>
+// CHECK-COUNT-2: arith.extf {{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK-COUNT-8: vector.fma
+// CHECK-COUNT-8: vector.reduction <add>
+func.func @tied_logits_rows_bf16(%h: memref<6x64xf32>, %e: memref<30x64xbf16>, %y: memref<6x30xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(r, v, d) -> (r, d)>, affine_map<(r, v, d) -> (v, d)>,
+                     affine_map<(r, v, d) -> (r, v)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%h, %e : memref<6x64xf32>, memref<30x64xbf16>) outs(%y : memref<6x30xf32>) {
+  ^bb0(%a: f32, %b: bf16, %acc: f32):
+    %bf = arith.extf %b : bf16 to f32
+    %m = arith.mulf %a, %bf : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Two summed loops, the last in both inputs: not a dot form the kernel
+// takes (nor a register tile: n is not B's last dim). Left alone.
+// CHECK-LABEL: func.func @dot_over_two_loops(
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+func.func @dot_over_two_loops(%h: memref<4x16xf32>, %e: memref<30x4x16xf32>, %y: memref<30xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(v, c, d) -> (c, d)>, affine_map<(v, c, d) -> (v, c, d)>,
+                     affine_map<(v, c, d) -> (v)>],
+    iterator_types = ["parallel", "reduction", "reduction"]
+  } ins(%h, %e : memref<4x16xf32>, memref<30x4x16xf32>) outs(%y : memref<30xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
   }
   return
 }

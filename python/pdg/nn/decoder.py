@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pdg.frontend import Dim, ProgramError, TensorLike
 
 from .attention import Attention, AttentionPattern, PrefixRead
-from .layers import Embedding, LayerNorm, Linear, Module, RMSNorm, check_activation
+from .layers import Embedding, LayerNorm, Linear, Module, RMSNorm, check_activation, tied_logits
 from .lora import LoraSpec, add_adapters
 from .mlp import MLP, GatedMLP
 from .rope import RopeScaling, rope_frequencies
@@ -279,7 +279,7 @@ class Decoder(Module):
         (and over `prefix`, keys and values shared by groups of rows); with
         the vocabulary split, this rank's (vocab / n,) of them."""
         h = self.hidden(token, position, step, prefix)
-        return h @ (self.wte.table.T if self.head is None else self.head)
+        return tied_logits(h, self.wte.table) if self.head is None else h @ self.head
 
     def hidden(
         self, token: TensorLike, position: TensorLike, step: Dim, prefix: Prefix | None = None

@@ -246,6 +246,15 @@ class Embedding(Module):
         return rows if self.table.dtype == self.dtype else rows.astype(self.dtype)
 
 
+def tied_logits(h: TensorLike, table: TensorLike) -> TensorLike:
+    """h @ table.T for a (vocab, d) embedding table, written as a product
+    over the last dim of both: the table is read as it is stored, never
+    transposed into a second copy of itself (pdg-register-tile-contractions
+    runs it in dot form)."""
+    batch = "abcefghijklmnopqrstu"[: h.ndim - 1]
+    return pf.einsum(f"{batch}d,vd->{batch}v", h, table)
+
+
 class LayerNorm(Module):
     def __init__(self, program, path, d: int, eps: float = 1e-5, dtype="f32"):
         super().__init__(program, path)

@@ -11,10 +11,16 @@ table and writes results/grpo.json (or results/grpo-sweep.json).
 
     python bench/grpo.py                                  # 32 prompts x 8, d_model 32
     python bench/grpo.py --prompts 8 --d-model 128 --heads 4 --new-tokens 8
+    python bench/grpo.py --config small-bpe --prompts 4 --new-tokens 8 --iterations 4
     python bench/grpo.py --sweep 4,8,16,32                # over response lengths
     python bench/grpo.py --vectorize                      # pdg with pdg-vectorize
     python bench/grpo.py --repeat 3                       # median of 3 fresh runs each
     python bench/grpo.py --impls pdg-one,pdg-one-group    # 4 prompts per microbatch, or 1
+
+--config gpt2-124m or small-bpe (grpo_common.CONFIGS) sets --vocab,
+--d-model, --layers and --heads; one of those given as well must agree
+with it, or the run is refused. With a vocabulary larger than the task's
+13 tokens, the task's ids sit inside it and the head covers all of it.
 
 pdg compiles ahead of time: a first process compiles each program into a
 cache directory (its time and peak memory are the "compile" columns), and

@@ -11,10 +11,16 @@ table and writes results/grpo.json (or results/grpo-sweep.json).
 
     python bench/grpo.py                                  # 32 prompts x 8, d_model 32
     python bench/grpo.py --prompts 8 --d-model 128 --heads 4 --new-tokens 8
+    python bench/grpo.py --config small-bpe --prompts 4 --new-tokens 8 --iterations 4
     python bench/grpo.py --sweep 4,8,16,32                # over response lengths
     python bench/grpo.py --vectorize                      # pdg with pdg-vectorize
     python bench/grpo.py --repeat 3                       # median of 3 fresh runs each
     python bench/grpo.py --impls pdg-one,pdg-one-group    # 4 prompts per microbatch, or 1
+
+--config gpt2-124m or small-bpe (grpo_common.CONFIGS) sets --vocab,
+--d-model, --layers and --heads; one of those given as well must agree
+with it, or the run is refused. With a vocabulary larger than the task's
+13 tokens, the task's ids sit inside it and the head covers all of it.
 
 pdg compiles ahead of time: a first process compiles each program into a
 cache directory (its time and peak memory are the "compile" columns), and
@@ -48,7 +54,9 @@ import numpy as np
 from grpo_common import (
     add_setting_args,
     peak_mib,
+    resolve_setting_args,
     setting,
+    setting_flags,
     torch_grpo_loss,
     torch_logits,
     torch_logp,
@@ -71,6 +79,7 @@ COMPILED = ("pdg", "pdg-one", *VARIANTS)
 WIDTHS = (8, 11, 10, 8, 6, 12)  # the table's columns
 # The options a fresh process of one implementation is given.
 SETTINGS = (
+    "vocab",
     "prompts",
     "group",
     "d_model",
@@ -230,8 +239,7 @@ def run_fresh(impl: str, args) -> dict | None:
         print("TRL is not installed (pip install -e '.[trl]'): its row is skipped")
         return None
     cmd = [sys.executable, __file__, "--impl", impl] + ["--vectorize"] * args.vectorize
-    for name in SETTINGS:
-        cmd += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    cmd += setting_flags(args, SETTINGS)
     env = os.environ | {"OPENBLAS_NUM_THREADS": "1"}
 
     def run(extra: list) -> dict:
@@ -264,7 +272,10 @@ def median_run(results: list[dict]) -> dict:
 def print_table(args, rows: dict) -> None:
     print(
         f"GRPO iteration: {args.prompts} prompts x {args.group} completions x "
-        f"{args.new_tokens} new tokens, d_model {args.d_model}, {args.layers} layers"
+        f"{args.new_tokens} new tokens, "
+        + (f"{args.config}: " if args.config else "")
+        + (f"vocab {args.vocab}, " if args.vocab else "")
+        + f"d_model {args.d_model}, {args.layers} layers, {args.heads} heads"
         + (" (pdg vectorized)" if args.vectorize else "")
     )
     header = ("ms/iter", "generation", "reference", "update", "MiB", "compile MiB")
@@ -313,6 +324,7 @@ def main() -> None:
     parser.add_argument("--sweep", help="response lengths to run each at, e.g. 4,8,16,32")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    resolve_setting_args(parser, args)
     if args.impl:
         run = {
             "pdg": run_pdg,
@@ -360,7 +372,7 @@ def main() -> None:
             print(f"  {run['new_tokens']:3d} tokens: {times}")
     out = args.out or HERE / "results" / ("grpo-sweep.json" if args.sweep else "grpo.json")
     out.parent.mkdir(parents=True, exist_ok=True)
-    skip = ("impl", "out", "new_tokens", "cache", "compile_only")
+    skip = ("impl", "out", "new_tokens", "cache", "compile_only", "script_model_defaults")
     config = {k: v for k, v in vars(args).items() if k not in skip}
     out.write_text(json.dumps({"config": config, "runs": runs}, indent=2) + "\n")
 

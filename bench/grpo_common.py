@@ -10,22 +10,81 @@ import math
 import resource
 
 LIMIT = 20  # additions a + b with a, b < 20
+TASK_VOCAB = 13  # the addition task's characters and EOS (pdg.rl.CharTokenizer)
+
+
+# Named model shapes (--config): each sets the model flags below. The
+# addition task's tokens keep their ids (0..12) inside the larger
+# vocabulary, and the logits still cover every id, so the head costs what
+# a real vocabulary's does. small-bpe is the shape of a 4-layer model with
+# an 8k BPE vocabulary, for when gpt2-124m does not fit the time.
+CONFIGS = {
+    "gpt2-124m": {"vocab": 50257, "d_model": 768, "layers": 12, "heads": 12},
+    "small-bpe": {"vocab": 8192, "d_model": 512, "layers": 4, "heads": 8},
+}
+MODEL_FLAGS = ("vocab", "d_model", "layers", "heads")
 
 
 def add_setting_args(parser, *, prompts: int, d_model: int, heads: int, new_tokens: int):
     """The flags setting() and the runs read (the model and the batch),
-    with a script's defaults."""
+    with a script's defaults; call resolve_setting_args() after parsing."""
+    parser.add_argument(
+        "--config",
+        choices=tuple(CONFIGS),
+        help="a named model shape: sets --vocab, --d-model, --layers and --heads "
+        "(giving one of those too with another value is refused)",
+    )
+    parser.add_argument(
+        "--vocab",
+        type=int,
+        help="the model's vocabulary (default: the task's 13 characters); "
+        "the task's tokens keep their ids inside it",
+    )
+    parser.add_argument("--d-model", type=int, help=f"default {d_model}")
+    parser.add_argument("--layers", type=int, help="default 2")
+    parser.add_argument("--heads", type=int, help=f"default {heads}")
+    parser.set_defaults(script_model_defaults={"d_model": d_model, "layers": 2, "heads": heads})
     parser.add_argument("--prompts", type=int, default=prompts)
     parser.add_argument("--group", type=int, default=8)
-    parser.add_argument("--d-model", type=int, default=d_model)
-    parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--heads", type=int, default=heads)
     parser.add_argument(
         "--new-tokens", type=int, default=new_tokens, help="the response length bound"
     )
     parser.add_argument(
         "--microbatch", type=int, default=4, help="pdg: prompts per aligned microbatch"
     )
+
+
+def resolve_setting_args(parser, args) -> None:
+    """Fill the model flags from --config or the script's defaults. A flag
+    given with --config must agree with it: a conflict is a parser error
+    (exit 2, naming both), never a silent override."""
+    if args.config is not None:
+        named = CONFIGS[args.config]
+        for flag in MODEL_FLAGS:
+            given = getattr(args, flag)
+            if given is not None and given != named[flag]:
+                parser.error(
+                    f"--{flag.replace('_', '-')} {given} conflicts with --config "
+                    f"{args.config} ({flag} {named[flag]}): drop one of them"
+                )
+            setattr(args, flag, named[flag])
+    for flag, value in args.script_model_defaults.items():
+        if getattr(args, flag) is None:
+            setattr(args, flag, value)
+    if args.vocab is not None and args.vocab < TASK_VOCAB:
+        parser.error(f"--vocab {args.vocab} is smaller than the task's {TASK_VOCAB} tokens")
+    if args.d_model % args.heads:
+        parser.error(f"--d-model {args.d_model} is not a multiple of --heads {args.heads}")
+
+
+def setting_flags(args, names) -> list[str]:
+    """The command-line flags that give a fresh process these resolved
+    settings (a flag left unset, as --vocab by default, is left out)."""
+    out = []
+    for name in names:
+        if (value := getattr(args, name)) is not None:
+            out += [f"--{name.replace('_', '-')}", str(value)]
+    return out
 
 
 def setting(args):
@@ -37,7 +96,8 @@ def setting(args):
 
     task = rl.Addition(LIMIT)
     length = task.prompt_width + args.new_tokens
-    config = GPTConfig(task.tokenizer.vocab, args.d_model, args.layers, args.heads, None, length)
+    vocab = args.vocab or task.tokenizer.vocab
+    config = GPTConfig(vocab, args.d_model, args.layers, args.heads, None, length)
     weights = GPT(Program("w"), config).init_weights(seed=0, scale=0.3)
     return task, config, weights, GRPOAlgorithm(group=args.group)
 

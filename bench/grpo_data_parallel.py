@@ -41,7 +41,9 @@ import numpy as np
 from grpo_common import (
     add_setting_args,
     peak_mib,
+    resolve_setting_args,
     setting,
+    setting_flags,
     torch_grpo_loss,
     torch_logits,
     torch_logp,
@@ -59,7 +61,7 @@ ROWS = (
     ("torch 1x2", "torch", 1, 2),
     ("torch DDP 2x1", "torch", 2, 1),
 )
-SETTINGS = ("prompts", "group", "d_model", "layers", "heads", "new_tokens", "iterations",
+SETTINGS = ("vocab", "prompts", "group", "d_model", "layers", "heads", "new_tokens", "iterations",
             "microbatch")  # fmt: skip
 
 
@@ -195,8 +197,7 @@ def run_fresh(args, row: str, extra: tuple[str, ...] = ()) -> dict:
     """One row's run in a new process, or a job of 2 ranks."""
     _, impl, ranks, threads = next(r for r in ROWS if r[0] == row)
     command = [sys.executable, __file__, "--impl", impl, "--threads", str(threads)]
-    for name in SETTINGS:
-        command += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    command += setting_flags(args, SETTINGS)
     command += ["--cache", str(args.cache), "--port", str(free_port()), *extra]
     env = os.environ | {
         "PDG_NUM_THREADS": str(threads),
@@ -237,6 +238,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--compile-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    resolve_setting_args(parser, args)
     if args.impl:
         result = (run_pdg if args.impl == "pdg" else run_torch)(args)
         if result is not None:  # rank 0 reports

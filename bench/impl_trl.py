@@ -32,14 +32,18 @@ BLOCK_NAMES = {
 }
 
 
-def char_tokenizer(task):
+def char_tokenizer(task, vocab_size: int):
     """A fast tokenizer with one token per character, the ids of the task's
-    CharTokenizer, and its EOS (id 12) as the end and padding token."""
+    CharTokenizer, and its EOS (id 12) as the end and padding token. A
+    model vocabulary larger than the task's (--config) gets a filler token
+    "<id>" for each further id: a completion holding one decodes to text
+    that is never a sum, as CharTokenizer's "?" is not."""
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
     chars = task.tokenizer.chars
     vocab = {c: i for i, c in enumerate(chars)} | {"<eos>": task.tokenizer.eos}
+    vocab |= {f"<{i}>": i for i in range(task.tokenizer.vocab, vocab_size)}
     core = Tokenizer(models.WordLevel(vocab, unk_token="<eos>"))
     core.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
     core.decoder = decoders.Fuse()  # characters back to back, no spaces
@@ -55,7 +59,7 @@ def gpt2_from(task, shape, weights):
 
     eos = task.tokenizer.eos
     config = GPT2Config(
-        vocab_size=task.tokenizer.vocab,
+        vocab_size=shape.vocab,
         n_positions=shape.max_positions,
         n_embd=shape.d_model,
         n_layer=shape.n_layers,
@@ -122,7 +126,7 @@ def run_trl(args) -> dict:
     def reward(prompts, completions, **_):
         return [task.reward(p, c) for p, c in zip(prompts, completions, strict=True)]
 
-    tokenizer = char_tokenizer(task)
+    tokenizer = char_tokenizer(task, model_config.vocab)
     tmp = tempfile.TemporaryDirectory(prefix="trl-grpo-")
     config = GRPOConfig(
         output_dir=f"{tmp.name}/out",

@@ -172,7 +172,7 @@ def test_two_processes_at_once_compile_once(tmp_path, monkeypatch):
         for i in range(2)
     ]
     results = [child.communicate(timeout=600) for child in children]
-    for child, (out, err) in zip(children, results):
+    for child, (_, err) in zip(children, results, strict=True):
         assert child.returncode == 0, err
     assert sorted(out.strip() for out, _ in results) == ["False", "True"]
     assert files(tmp_path / "0.pdgx") == files(tmp_path / "1.pdgx")

@@ -95,9 +95,12 @@ def main() -> None:
             ran = pdg.runtime.load(path).run(inputs, symbols)
             seconds = time.perf_counter() - start
         phases = ", ".join(f"{k} {v:.2f} s" for k, v in compiled.seconds.items())
-        print(
-            f"compiled in {sum(compiled.seconds.values()):.2f} s ({phases}); ran in {seconds:.4f} s"
+        how = (
+            "copied from the compile cache ($PDG_COMPILE_CACHE)"
+            if compiled.cached
+            else f"compiled in {sum(compiled.seconds.values()):.2f} s ({phases})"
         )
+        print(f"{how}; ran in {seconds:.4f} s")
         results["compiled"] = (ran.outputs, ran.bounds)
     if args.engine in ("interpret", "both"):
         start = time.perf_counter()

@@ -5,6 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash tools/setup.sh
+# One compile cache for the whole run (pdg.lowering.compile_cache): a
+# program that several tests, workers, scripts or MPI ranks compile with the
+# same options is compiled once. Fresh per run, removed at the end.
+PDG_COMPILE_CACHE="$(mktemp -d "${TMPDIR:-/tmp}/pdg-test-compile-cache.XXXXXX")"
+export PDG_COMPILE_CACHE
+trap 'rm -rf "$PDG_COMPILE_CACHE"' EXIT
 echo "== lit (IR tests)"
 .venv/bin/lit -sv test
 echo "== pytest"

@@ -109,3 +109,12 @@ def python_pass():
     yield add
     for name in added:
         registry._PASSES.pop(name, None)
+
+
+@pytest.fixture
+def no_compile_cache(monkeypatch):
+    """Compiles in this test really compile: for tests that replace the
+    compiler's internals or watch its phases, which a hit in the compile
+    cache that tools/test.sh shares across the run ($PDG_COMPILE_CACHE,
+    pdg.lowering.compile_cache) would skip."""
+    monkeypatch.delenv("PDG_COMPILE_CACHE", raising=False)

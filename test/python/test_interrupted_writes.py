@@ -36,6 +36,8 @@ class Child:
     def __init__(self, args: list[str], pause_at: str | None = None):
         env = dict(os.environ)
         env.pop(atomic_files.PAUSE_ENV, None)
+        # A hit in the run's compile cache would skip the compile's pause points.
+        env.pop("PDG_COMPILE_CACHE", None)
         if pause_at:
             env[atomic_files.PAUSE_ENV] = pause_at
         self.proc = subprocess.Popen(

@@ -124,6 +124,9 @@ def compile_command(program: str, output: str, gpu: bool, vectorize: bool) -> No
 
     module = load_program(program)
     compiled = compile_module(module, Path(output), gpu=gpu, vectorize=vectorize)
+    if compiled.cached:
+        click.echo(f"copied {program} -> {output} from the compile cache ($PDG_COMPILE_CACHE)")
+        return
     for phase, seconds in compiled.seconds.items():
         click.echo(f"  {phase:<26} {seconds:7.2f} s")
     total = sum(compiled.seconds.values())

@@ -38,6 +38,7 @@ from pdg.runtime.manifest import (
     sha256,
 )
 
+from . import compile_cache
 from .buffers import GROW_FROM
 from .gpu import kernels_ptx
 from .lower import lower_to_loops
@@ -66,6 +67,8 @@ class Compiled:
     seconds: dict[str, float] = field(default_factory=dict)
     # the native code phase by tool (mlir-translate, opt, llc, linking)
     tool_seconds: dict[str, float] = field(default_factory=dict)
+    # copied from the compile cache ($PDG_COMPILE_CACHE), not compiled: no phases
+    cached: bool = False
 
 
 def compile_module(
@@ -83,11 +86,21 @@ def compile_module(
     the point type first. `check_indices=False` drops the bounds checks of
     reads at data-dependent indices (a bad token id then reads outside its
     table): only to measure what they cost. Ctrl-C stops it at the end
-    of a phase (pdg.lowering.interrupts)."""
+    of a phase (pdg.lowering.interrupts). With $PDG_COMPILE_CACHE set, an
+    artifact that any process compiled there from the same module and
+    options is copied instead (pdg.lowering.compile_cache)."""
     out = Path(out)
     check_output(out)  # before the work, not only when writing
-    with deferred_interrupts() as interrupts:
-        return _compile(module, out, gpu, vectorize, check_indices, interrupts.check)
+
+    def compile_into_out() -> Compiled:
+        with deferred_interrupts() as interrupts:
+            return _compile(module, out, gpu, vectorize, check_indices, interrupts.check)
+
+    cache = compile_cache.configured()
+    if cache is None:
+        return compile_into_out()
+    options = f"gpu={gpu} vectorize={vectorize} check_indices={check_indices}"
+    return compile_cache.compile_through(cache, module, out, options, compile_into_out)
 
 
 def _compile(

@@ -54,6 +54,7 @@ def test_without_a_cache_the_artifact_is_in_the_work_dir(tmp_path):
     np.testing.assert_allclose(run(built.path, 4)[3], [18.0, 20.0, 22.0])
 
 
+@pytest.mark.usefixtures("no_compile_cache")  # build_library replaced
 def test_a_compile_that_fails_late_leaves_nothing(tmp_path, monkeypatch):
     """A failure after the artifact's files were begun (the native build)
     leaves neither an entry nor a half-written directory."""

@@ -150,6 +150,7 @@ def test_recompiling_replaces_the_artifact_and_leaves_nothing_beside(tmp_path):
     assert [p.name for p in out.parent.iterdir()] == ["out.pdgx"]
 
 
+@pytest.mark.usefixtures("no_compile_cache")  # build_library replaced
 @pytest.mark.parametrize("failure", [artifact.CompileError("the native build failed"), OSError])
 def test_a_compile_that_fails_while_writing_keeps_the_old_artifact(
     tmp_path, monkeypatch, capsys, failure
@@ -172,6 +173,7 @@ def test_a_compile_that_fails_while_writing_keeps_the_old_artifact(
     assert output_of(out) == [2, 4, 6]
 
 
+@pytest.mark.usefixtures("no_compile_cache")  # build_library replaced
 def test_ctrl_c_while_writing_keeps_the_old_artifact(tmp_path, monkeypatch, capsys):
     out = tmp_path / "out.pdgx"
     assert compile_script(scaled_script(tmp_path, 2), out) == 0

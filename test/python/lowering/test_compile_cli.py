@@ -12,6 +12,7 @@ from pdg.cli.main import main
 PROGRAM = REPO_ROOT / "test" / "Conversion" / "pdg-lower-to-loops.mlir"
 
 
+@pytest.mark.usefixtures("no_compile_cache")  # prints the phases of a real compile
 def test_01_compile_then_run_matches_the_interpreter(tmp_path, capsys):
     artifact = tmp_path / "loops.pdgx"
     assert main(["compile", str(PROGRAM), "-o", str(artifact)]) == 0

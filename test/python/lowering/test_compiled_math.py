@@ -43,6 +43,7 @@ def test_01_erf_compiles_and_matches_the_interpreter(dtype, tmp_path):
     np.testing.assert_allclose(got["erf"], exact, rtol=tol, atol=tol)
 
 
+@pytest.mark.usefixtures("no_compile_cache")  # native._run replaced
 def test_02_a_failing_tool_is_a_compile_error_naming_tool_and_step(tmp_path, monkeypatch):
     def failing_run(args, what, *timings):
         raise ToolchainError(f"{what} failed:\nerror: no such intrinsic")
@@ -56,6 +57,7 @@ def test_02_a_failing_tool_is_a_compile_error_naming_tool_and_step(tmp_path, mon
     assert not (tmp_path / "erf.pdgx").exists()
 
 
+@pytest.mark.usefixtures("no_compile_cache")  # native.tool replaced
 def test_03_a_missing_tool_is_a_compile_error(tmp_path, monkeypatch):
     def missing(package, name):
         raise ToolchainError(f"{name} is missing from the {package} wheel")

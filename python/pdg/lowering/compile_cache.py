@@ -59,7 +59,7 @@ def key(module: ir.Module, options: str) -> str:
     text = module.operation.get_asm(enable_debug_info=True)
     # Read at each compile, not once per process: what a test (or a user)
     # changes between compiles gives another key.
-    extra = f"{options} cc={linker()} blas={native._call_blas()} blas_lib={native.openblas()}"
+    extra = f"{options} cc={linker()} {native.code_settings()}"
     return _key(text, extra)
 
 

@@ -58,6 +58,16 @@ def _call_blas() -> tuple[int, int] | None:
     return BLAS_MIN_FLOPS, BLAS_MIN_DIM
 
 
+def code_settings() -> str:
+    """The settings of this module that change the code a compile emits,
+    read now (a test or a benchmark sets them between compiles): part of
+    the compile cache's key."""
+    return (
+        f"blas={_call_blas()} blas_lib={openblas()} "
+        f"split_in_loop={SPLIT_IN_LOOP_MIN_WORK},{SPLIT_IN_LOOP_TILES}"
+    )
+
+
 def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
     """Lowers the loops-and-memrefs module to the LLVM dialect; returns its
     index checks (see index_checks). `check_indices=False` leaves reads at

@@ -91,15 +91,21 @@ def test_another_module_or_option_is_another_entry(tmp_path, cache, change):
     np.testing.assert_allclose(run(tmp_path / "b.pdgx"), factor * np.arange(6).reshape(2, 3))
 
 
-def test_the_blas_threshold_is_in_the_key(tmp_path, cache, monkeypatch):
-    """What decides the native code without changing the module (here the
-    size from which products call OpenBLAS) gives another key."""
+@pytest.mark.parametrize("setting", ["blas threshold", "split in loop"])
+def test_the_native_settings_are_in_the_key(tmp_path, cache, monkeypatch, setting):
+    """What decides the native code without changing the module (the size
+    from which products call OpenBLAS; whether products in the driver's
+    loop are split over the threads, which test_matvec_split and
+    `bench/scale.py --impls pdg-split` turn on) gives another key."""
     import pdg.lowering.native as native
 
     directory, compiles = cache
     compile_module(scaled(2.0).build(), tmp_path / "a.pdgx", gpu=False)
-    monkeypatch.setattr(native, "BLAS_MIN_FLOPS", native.BLAS_MIN_FLOPS + 1)
-    monkeypatch.setattr(native, "openblas", lambda: tmp_path / "libscipy_openblas.so")
+    if setting == "blas threshold":
+        monkeypatch.setattr(native, "BLAS_MIN_FLOPS", native.BLAS_MIN_FLOPS + 1)
+        monkeypatch.setattr(native, "openblas", lambda: tmp_path / "libscipy_openblas.so")
+    else:
+        monkeypatch.setattr(native, "SPLIT_IN_LOOP_MIN_WORK", native.SPLIT_IN_LOOP_SPLIT_FROM)
     assert not compile_module(scaled(2.0).build(), tmp_path / "b.pdgx", gpu=False).cached
     assert len(compiles) == 2
 

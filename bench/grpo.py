@@ -72,8 +72,17 @@ IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
 # completion (layout="completion"); pdg-one-unshared, pdg-one with every
 # row computing its prompt's positions (share_prefill=False);
 # pdg-one-stale1, pdg-one sampling with the weights one iteration back
-# (staleness=1; its iterations still run one after the other).
-VARIANTS = ("pdg-one-group", "pdg-one-completion", "pdg-one-unshared", "pdg-one-stale1")
+# (staleness=1; its iterations still run one after the other);
+# pdg-one-unbatched, pdg-one with its weight gradients computed as one
+# product per replayed step, summed after (batch_steps=False), not as one
+# product over all the steps.
+VARIANTS = (
+    "pdg-one-group",
+    "pdg-one-completion",
+    "pdg-one-unshared",
+    "pdg-one-stale1",
+    "pdg-one-unbatched",
+)
 CHOICES = (*IMPLS, *VARIANTS)
 COMPILED = ("pdg", "pdg-one", *VARIANTS)
 WIDTHS = (8, 11, 10, 8, 6, 12)  # the table's columns
@@ -100,13 +109,20 @@ def pdg_trainer(args, one_program: bool):
     make = rl.GRPOProgramTrainer if one_program else rl.SampledGRPOTrainer
     if one_program:
         layout = "completion" if args.impl == "pdg-one-completion" else "group"
-        aligned = args.impl in ("pdg-one", "pdg-one-unshared", "pdg-one-stale1")
+        aligned = args.impl in (
+            "pdg-one",
+            "pdg-one-unshared",
+            "pdg-one-stale1",
+            "pdg-one-unbatched",
+        )
         microbatch = args.microbatch if aligned else 1
         options = {"layout": layout, "microbatch": microbatch}
         if args.impl == "pdg-one-unshared":
             options["share_prefill"] = False
         if args.impl == "pdg-one-stale1":
             options["staleness"] = 1
+        if args.impl == "pdg-one-unbatched":
+            options["batch_steps"] = False
     else:
         options = {"vectorize": args.vectorize}
     trainer = make(
@@ -334,6 +350,7 @@ def main() -> None:
             "pdg-one-completion": run_pdg_one,
             "pdg-one-unshared": run_pdg_one,
             "pdg-one-stale1": run_pdg_one,
+            "pdg-one-unbatched": run_pdg_one,
             "torch": run_torch,
         }.get(args.impl)
         if run is None:
@@ -363,7 +380,7 @@ def main() -> None:
         rows = {impl: median_run(rs) for impl, rs in tries.items()}
         print_table(args, rows)
         runs.append({"new_tokens": n, **rows})
-    if args.sweep:
+    if args.sweep and ({"trl", "torch"} & set(runs[0])):
         baseline = "trl" if "trl" in runs[0] else "torch"
         ours = [impl for impl in COMPILED if impl in runs[0]]
         print(f"\n{' / '.join(ours)} time over {baseline}'s, by response length:")

@@ -67,8 +67,17 @@ def PdgContractReductions : Pass<"pdg-contract-reductions", "::mlir::pdg::GraphO
     matrix product instead of a stored B * T * n * m tensor. Applies when
     the product's body accumulates into a zero-filled output, it reads its
     inputs at its own coordinates, the sum is its only reader, and its
-    inputs hold fewer numbers per point than it does.
+    inputs hold fewer numbers per point than it does, or (with
+    `over-steps`, the default) when a summed dim is dynamic: the steps of a
+    recurrence (a weight's gradient over the decode steps t, whose
+    per-step products would otherwise run in the replayed loop as T small
+    products and be added up after it) then become one taller product after
+    the loop, over inputs stored along the steps.
   }];
+  let options = [
+    Option<"overSteps", "over-steps", "bool", /*default=*/"true",
+           "Contract a sum over a dynamic dim whatever its inputs hold per point">
+  ];
   let statistics = [
     Statistic<"numContracted", "contracted", "Sums rewritten as contractions">
   ];

@@ -119,8 +119,30 @@ std::optional<int64_t> pointElements(Type type) {
   return point.getNumElements();
 }
 
+/// Whether `r` sums `e` over all the steps of a dynamic dim (the steps of
+/// a recurrence, their count known when its loop has run): one of the
+/// `sliced` dims is dynamic and `r` is not over it, so `r` runs once after
+/// the loop over the stores complete by then. A running sum (`r` over t
+/// reading `0 : t + 1`) is a dependence carried along t: left alone.
+bool sumsOverSteps(NodeOp r, NodeOp e, llvm::ArrayRef<unsigned> sliced) {
+  auto graph = e->getParentOfType<GraphOp>();
+  if (!graph)
+    return false;
+  ValueType summed = e.getValueType();
+  for (unsigned i : sliced) {
+    StringAttr name = summed.getDomain()[i];
+    DimOp dim = graph.lookupDim(name.getValue());
+    if (dim && dim.getKind() == BoundKind::Dynamic &&
+        r.getValueType().getDimPosition(name.getValue()) < 0)
+      return true;
+  }
+  return false;
+}
+
 struct ContractReductions
     : mlir::pdg::impl::PdgContractReductionsBase<ContractReductions> {
+  using PdgContractReductionsBase::PdgContractReductionsBase;
+
   void runOnOperation() override {
     llvm::SmallVector<NodeOp> nodes;
     getOperation().walk([&](NodeOp node) { nodes.push_back(node); });
@@ -219,9 +241,16 @@ struct ContractReductions
     for (unsigned dim : sliced)
       if (!covered.test(dim))
         return {};
-    // Only when the inputs hold less per point than the product did.
+    // Only when the inputs hold less per point than the product did, or,
+    // with over-steps, when the sum is over the steps of a dynamic dim: the
+    // product's store along them is as long as its inputs' (a dynamic dim
+    // has no partial sums), and one product over all the steps replaces a
+    // small one per step plus the sum of their outputs. Its inputs are
+    // then stored over the steps (the forward's activations usually are
+    // already, for the backward; the gradient flowing back becomes a new
+    // store of T points).
     std::optional<int64_t> held = pointElements(e.getResult().getType());
-    if (!held || stored >= *held)
+    if (!held || (stored >= *held && !(overSteps && sumsOverSteps(r, e, sliced))))
       return {};
     AffineMap out = product.getIndexingMapsArray().back();
     maps.push_back(out.shiftDims(s));

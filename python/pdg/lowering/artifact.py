@@ -77,6 +77,7 @@ def compile_module(
     gpu: bool = True,
     vectorize: bool | str = False,
     check_indices: bool = True,
+    batch_steps: bool = True,
 ) -> Compiled:
     """Compiles the single pdg.graph of `module` into the artifact `out`
     (a directory; an artifact already there is replaced in one step, and
@@ -85,21 +86,28 @@ def compile_module(
     `vectorize`, a batch dim (`True`: `b`, or the dim's name) is folded into
     the point type first. `check_indices=False` drops the bounds checks of
     reads at data-dependent indices (a bad token id then reads outside its
-    table): only to measure what they cost. Ctrl-C stops it at the end
-    of a phase (pdg.lowering.interrupts). With $PDG_COMPILE_CACHE set, an
-    artifact that any process compiled there from the same module and
-    options is copied instead (pdg.lowering.compile_cache)."""
+    table): only to measure what they cost. `batch_steps=False` keeps a
+    weight's gradient over a dynamic dim's steps as one product per step
+    (pipelines.optimize): only to measure what batching them gains.
+    Ctrl-C stops it at the end of a phase (pdg.lowering.interrupts). With
+    $PDG_COMPILE_CACHE set, an artifact that any process compiled there
+    from the same module and options is copied instead
+    (pdg.lowering.compile_cache)."""
     out = Path(out)
     check_output(out)  # before the work, not only when writing
 
     def compile_into_out() -> Compiled:
         with deferred_interrupts() as interrupts:
-            return _compile(module, out, gpu, vectorize, check_indices, interrupts.check)
+            return _compile(
+                module, out, gpu, vectorize, check_indices, interrupts.check, batch_steps
+            )
 
     cache = compile_cache.configured()
     if cache is None:
         return compile_into_out()
-    options = f"gpu={gpu} vectorize={vectorize} check_indices={check_indices}"
+    options = (
+        f"gpu={gpu} vectorize={vectorize} check_indices={check_indices} batch_steps={batch_steps}"
+    )
     return compile_cache.compile_through(cache, module, out, options, compile_into_out)
 
 
@@ -110,6 +118,7 @@ def _compile(
     vectorize: bool | str,
     check_indices: bool,
     check_interrupt: Callable[[], None],
+    batch_steps: bool = True,
 ) -> Compiled:
     graphs = [op for op in module.body.operations if op.operation.name == "pdg.graph"]
     if len(graphs) != 1:
@@ -130,7 +139,8 @@ def _compile(
     if vectorize and not (vectorize is True or str(vectorize).isidentifier()):
         raise CompileError(f"vectorize names a dim, got {vectorize!r}")
     folded = "b" if vectorize is True else vectorize
-    errors = run_pipeline(module, parse_pipeline(pipelines.optimize(folded if vectorize else None)))
+    optimize = pipelines.optimize(folded if vectorize else None, batch_steps)
+    errors = run_pipeline(module, parse_pipeline(optimize))
     if errors:
         raise CompileError("\n".join(d.render() for d in errors), errors)
     graph = read_graph(graphs[0].operation)

@@ -46,21 +46,24 @@ def build_artifact(
     cache: Path | None = None,
     vectorize: bool | str = False,
     split_over: str | None = None,
+    batch_steps: bool = True,
 ) -> Built:
     """The CPU artifact of `program`: compiled into workdir/<name>.pdgx, or
     with `cache`, found there (or compiled into it) by its key.
     `split_over`: a launch dim that the compiled program splits over a
     worker dim (pdg.passes.data_parallel.split_over_workers), the
-    data-parallel program of several ranks; part of the key."""
+    data-parallel program of several ranks; part of the key, as is
+    `batch_steps` (compile_module's)."""
     start = time.perf_counter()
     if cache is None:
         path = Path(workdir) / f"{name}.pdgx"
-        _compile(program, path, vectorize, split_over)
+        _compile(program, path, vectorize, split_over, batch_steps)
         return Built(path, time.perf_counter() - start, False)
     text = program.to_mlir()
     # The split is a pass over this text: the text, the option and the
     # compiler's files (in the key) decide it.
-    key = _key(text, f"gpu=False vectorize={vectorize} split_over={split_over}")
+    options = f"gpu=False vectorize={vectorize} split_over={split_over}"
+    key = _key(text, options + ("" if batch_steps else " batch_steps=False"))
     path = Path(cache) / f"{name}-{key}.pdgx"
     try:
         read_manifest(path, __version__)  # every part's sha256, not only that it exists
@@ -72,11 +75,17 @@ def build_artifact(
     # compile_module writes beside and renames into place: a reader never
     # sees half an entry, and of two processes compiling the same key the
     # last one's (identical) artifact stays.
-    _compile(program, path, vectorize, split_over)
+    _compile(program, path, vectorize, split_over, batch_steps)
     return Built(path, time.perf_counter() - start, False)
 
 
-def _compile(program: Program, path: Path, vectorize: bool | str, split_over: str | None) -> None:
+def _compile(
+    program: Program,
+    path: Path,
+    vectorize: bool | str,
+    split_over: str | None,
+    batch_steps: bool = True,
+) -> None:
     from .artifact import compile_module  # MLIR: only when compiling
 
     module = program.build()
@@ -84,7 +93,7 @@ def _compile(program: Program, path: Path, vectorize: bool | str, split_over: st
         from pdg.passes.data_parallel import split_over_workers
 
         split_over_workers(module, split_over)
-    compile_module(module, path, gpu=False, vectorize=vectorize)
+    compile_module(module, path, gpu=False, vectorize=vectorize, batch_steps=batch_steps)
 
 
 def _key(text: str, options: str) -> str:

@@ -23,12 +23,17 @@ from mlir.passmanager import PassManager
 from pdg import _ext
 
 
-def optimize(vectorize_dim: str | None = None) -> str:
+def optimize(vectorize_dim: str | None = None, batch_steps: bool = True) -> str:
     """Whole-graph optimization and planning before the lowering; with
-    `vectorize_dim`, that parallel dim is folded into the point type."""
+    `vectorize_dim`, that parallel dim is folded into the point type.
+    `batch_steps=False` keeps a sum over a dynamic dim's steps (a weight's
+    gradient over the decode steps) as one product per replayed step unless
+    its inputs are smaller than the product (pdg-contract-reductions'
+    over-steps): only to measure what batching them gains."""
     vectorize = f"pdg-vectorize{{dim={vectorize_dim}}}," if vectorize_dim else ""
+    contract = "pdg-contract-reductions" + ("" if batch_steps else "{over-steps=false}")
     return (
-        "builtin.module(pdg-dedup,pdg-dce,canonicalize,pdg-contract-reductions,"
+        f"builtin.module(pdg-dedup,pdg-dce,canonicalize,{contract},"
         f"{vectorize}canonicalize,pdg-fuse,pdg-plan-storage,pdg-schedule)"
     )
 

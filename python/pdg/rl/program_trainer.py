@@ -47,6 +47,7 @@ class GRPOProgramTrainer:
         comm=None,
         share_prefill: bool | None = None,
         staleness: int = 0,
+        batch_steps: bool = True,
     ):
         """`cache`: a directory of compiled artifacts (pdg.lowering.cache):
         a program compiled there before is loaded, not compiled again.
@@ -62,7 +63,9 @@ class GRPOProgramTrainer:
         on the whole batch. Rank 0 compiles it (or finds it in `cache`).
         `share_prefill`: see programs.build_grpo (None: its default).
         `staleness` k: iteration i samples with the weights of iteration
-        i - k, the loss corrects with the ratio to them (build_grpo's)."""
+        i - k, the loss corrects with the ratio to them (build_grpo's).
+        `batch_steps=False`: the backward's weight gradients stay one
+        product per replayed step (compile_module's; to measure)."""
         if not isinstance(grpo, GRPOAlgorithm):
             raise TypeError("GRPOProgramTrainer runs GRPO: pass losses.GRPOAlgorithm")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -85,9 +88,12 @@ class GRPOProgramTrainer:
             share_prefill=share_prefill,
             staleness=staleness,
         )
+        self.batch_steps = batch_steps
         self.comm = comm if comm is not None and comm.Get_size() > 1 else None
         if self.comm is None:
-            built = build_artifact(self.program.program, "grpo", work, cache)
+            built = build_artifact(
+                self.program.program, "grpo", work, cache, batch_steps=batch_steps
+            )
             self.compile_seconds = {"grpo": built.seconds}
             self.run_grpo = load(built.path)
         else:
@@ -113,6 +119,7 @@ class GRPOProgramTrainer:
                     work,
                     cache,
                     split_over=self.program.SPLIT_DIM,
+                    batch_steps=self.batch_steps,
                 )
                 path, seconds = built.path, built.seconds
             except Exception as e:  # every rank must hear of it

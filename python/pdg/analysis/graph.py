@@ -12,16 +12,8 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from pdg import _ext
+from pdg.ir.collectives import COLLECTIVES
 from pdg.ir.source import format_location
-
-# The ops that communicate between ranks (dialects/pdg/PdgCollectives.td).
-COLLECTIVES = (
-    "pdg.all_reduce",
-    "pdg.all_gather",
-    "pdg.broadcast",
-    "pdg.reduce_scatter",
-    "pdg.shift",
-)
 
 # Bytes per element in memory (booleans take a byte: pdg-widen-i1-memrefs).
 ELEMENT_BYTES = {

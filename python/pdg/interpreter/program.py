@@ -15,6 +15,7 @@ from pathlib import Path
 from mlir import ir
 
 from pdg import _ext
+from pdg.ir.collectives import COLLECTIVES
 from pdg.ir.source import format_location
 
 from .affine import Condition, Const, Dim, Expr, Sym, condition_from_attr, from_mlir
@@ -77,15 +78,6 @@ class Collective:
     reduction: str | None = None  # all_reduce, reduce_scatter: "sum" or "max"
     root: int | None = None  # broadcast
     by: int | None = None  # shift: rank r gets rank (r - by) mod W's point
-
-
-COLLECTIVES = (
-    "pdg.all_reduce",
-    "pdg.all_gather",
-    "pdg.broadcast",
-    "pdg.reduce_scatter",
-    "pdg.shift",
-)
 
 
 @dataclass(eq=False)

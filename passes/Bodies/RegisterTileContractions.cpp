@@ -53,26 +53,32 @@ struct Contraction {
 
 bool uses(AffineMap map, unsigned dim) { return map.isFunctionOfDim(dim); }
 
-std::optional<Contraction> match(linalg::GenericOp op) {
+/// Whether `op` is a product both kernels may take: C += A * B on buffers,
+/// in f32 (an input may be bf16, a weight widened as it is read), each
+/// operand read through a projected permutation.
+bool isF32Product(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-    return std::nullopt;
-  // The kernel reads C once per tile: an output that is also an input
+    return false;
+  // The kernels read C once per tile: an output that is also an input
   // would see its updates at every step in the loops, not in the kernel.
   Value out = op.getDpsInitOperand(0)->get();
   if (out == op.getDpsInputOperand(0)->get() || out == op.getDpsInputOperand(1)->get())
-    return std::nullopt;
-  // f32 products; an input may be bf16 (weights), widened as it is read.
+    return false;
   for (Value v : op->getOperands()) {
     auto t = dyn_cast<MemRefType>(v.getType());
     if (!t || !(t.getElementType().isF32() || (v != out && t.getElementType().isBF16())))
-      return std::nullopt;
+      return false;
   }
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  for (AffineMap map : maps)
+  for (AffineMap map : op.getIndexingMapsArray())
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
-      return std::nullopt;
-  if (!isMultiplyAdd(op))
+      return false;
+  return isMultiplyAdd(op);
+}
+
+std::optional<Contraction> match(linalg::GenericOp op) {
+  if (!isF32Product(op))
     return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap outMap = maps[2];
   if (outMap.getNumResults() == 0)
     return std::nullopt;
@@ -124,22 +130,12 @@ struct DotContraction {
 };
 
 std::optional<DotContraction> matchDot(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+  if (!isF32Product(op))
     return std::nullopt;
-  Value out = op.getDpsInitOperand(0)->get();
-  if (out == op.getDpsInputOperand(0)->get() || out == op.getDpsInputOperand(1)->get())
-    return std::nullopt;
-  for (Value v : op->getOperands()) {
-    auto t = dyn_cast<MemRefType>(v.getType());
-    if (!t || !(t.getElementType().isF32() || (v != out && t.getElementType().isBF16())))
-      return std::nullopt;
-  }
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   for (AffineMap map : maps)
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false) || map.getNumResults() == 0)
+    if (map.getNumResults() == 0)
       return std::nullopt;
-  if (!isMultiplyAdd(op))
-    return std::nullopt;
   auto iterators = op.getIteratorTypesArray();
   SmallVector<unsigned> reductions;
   for (unsigned d = 0; d < op.getNumLoops(); ++d)

@@ -11,25 +11,12 @@ import sys
 import textwrap
 
 import numpy as np
-import pdg.frontend as pf
 import pdg.lowering.artifact as artifact
-import pdg.runtime
 import pytest
 from pdg.lowering import compile_cache
 from pdg.lowering.artifact import compile_module
 
-
-def scaled(factor: float) -> pf.Program:
-    prog = pf.Program("scaled")
-    b = prog.dim("b", launch="B")
-    x = prog.input("x", (3,), "f32", domain=[b])
-    prog.output("y", (x * factor).named("y"))
-    return prog
-
-
-def run(path) -> np.ndarray:
-    x = np.arange(6, dtype=np.float32).reshape(2, 3)
-    return pdg.runtime.load(path).run({"x": x}, {"B": 2}).outputs["y"]
+from .test_artifact_cache import run, scaled
 
 
 def files(path) -> dict[str, bytes]:

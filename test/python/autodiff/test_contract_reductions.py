@@ -35,8 +35,10 @@ def test_gradients_unchanged_and_contracted(pattern):
     module = parse_text(text, "after", ctx)
     assert run_pipeline(module, parse_pipeline("builtin.module(pdg-contract-reductions)")) == []
     after_text = str(module)
-    # q, k, v, o, fc, proj per layer and the embedding: all contracted.
-    assert summed_products(text) == 13
+    # q, k, v, o, fc, proj per layer, and the embedding table twice: its
+    # lookup and the tied head, which reads the table as stored
+    # (nn.layers.tied_logits): all contracted.
+    assert summed_products(text) == 14
     assert summed_products(after_text) == 0
     after = interpret(module, inputs, symbols={"B": B})
     assert before.outputs.keys() == after.outputs.keys()

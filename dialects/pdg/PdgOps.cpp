@@ -216,6 +216,9 @@ LogicalResult mlir::pdg::verifyAccess(Operation *consumer, unsigned index,
   return success();
 }
 
+/// The largest constant a condition may hold (as the lowering's guards.LIMIT).
+static constexpr int64_t kLargestConstant = int64_t(1) << 62;
+
 /// Checks that a case condition is over the node's dims and symbols.
 static LogicalResult verifyCondition(Operation *op, unsigned k, IntegerSet set,
                                      ValueType domain, ArrayAttr symbols) {
@@ -228,11 +231,27 @@ static LogicalResult verifyCondition(Operation *op, unsigned k, IntegerSet set,
            << " dims and " << symbols.size() << " symbols";
   auto dims = domainNames(domain);
   auto syms = symbolNames(symbols);
-  for (AffineExpr c : set.getConstraints())
+  for (AffineExpr c : set.getConstraints()) {
     if (auto bad = findNonAffinePart(c, dims, syms))
       return op->emitOpError()
              << "condition of case #" << k
              << " must be affine with positive constant divisors: " << *bad;
+    // MLIR folds the constants of a constraint into one (`d0 - 1 >= 2^63 -
+    // 1` becomes `d0 - 2^63 >= 0`, wrapped), which it then prints in a
+    // form it cannot parse back; the lowering's index arithmetic would
+    // overflow on such constants too. Past 2^62 is refused.
+    std::optional<int64_t> huge;
+    c.walk([&](AffineExpr e) {
+      if (auto constant = dyn_cast<AffineConstantExpr>(e))
+        if (constant.getValue() > kLargestConstant || constant.getValue() < -kLargestConstant)
+          huge = constant.getValue();
+    });
+    if (huge)
+      return op->emitOpError()
+             << "condition of case #" << k << " holds the constant " << *huge
+             << ", beyond +-2^62 (a wrapped or overflowing bound?); bounds of dims "
+                "are far below it";
+  }
   return success();
 }
 

@@ -29,8 +29,9 @@ pdg.graph @bad_dim {
 // -----
 
 // Index arithmetic is int64: constants beyond 2^62 in a case condition are
-// refused (found by the fuzzer).
-// CHECK: pdg-lower-to-loops-invalid.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: pdg-lower-to-loops: 'x' has an access or case condition with a constant beyond ±2^62; the lowering computes indices in int64
+// refused (found by the fuzzer). The node's verifier refuses them now,
+// before any pass; the lowering's own check stays behind it.
+// CHECK: pdg-lower-to-loops-invalid.mlir:[[# @LINE + 4]]:{{[0-9]+}}: error: 'pdg.node' op condition of case #0 holds the constant -9223372036854775807, beyond +-2^62
 pdg.graph @huge {
   pdg.dim @t < 8
   %a = pdg.input "a" {pdg.store = #pdg.store<input, [8]>} : !pdg.value<[t], tensor<f32>>

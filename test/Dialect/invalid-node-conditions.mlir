@@ -75,3 +75,20 @@ pdg.graph @condition_over_wrong_dims {
     "pdg.yield"(%c) : (tensor<f32>) -> ()
   }) : () -> !pdg.value<[t], tensor<f32>>
 }
+
+// -----
+
+// A bound past 2^62: MLIR folds `t - 1 >= 2^63 - 1` into one wrapped
+// constant, `t - 2^63 >= 0`, which it would print in a form it cannot
+// parse back (found by tools/fuzz_pdg_opt.py, seed 3).
+#huge = affine_set<(d0) : (d0 - 1 >= 9223372036854775807)>
+"builtin.module"() ({
+  "pdg.graph"() <{sym_name = "condition_with_a_wrapped_constant"}> ({
+    "pdg.dim"() <{kind = #pdg<bound static>, size = 8 : i64, sym_name = "t"}> : () -> ()
+    // expected-error @+1 {{condition of case #0 holds the constant -9223372036854775808, beyond +-2^62}}
+    %0 = "pdg.node"() <{accesses = [], conditions = [#huge], name = "y", symbols = []}> ({
+      %c = "arith.constant"() <{value = dense<0.0> : tensor<f32>}> : () -> tensor<f32>
+      "pdg.yield"(%c) : (tensor<f32>) -> ()
+    }) : () -> !pdg.value<[t], tensor<f32>>
+  }) : () -> ()
+}) : () -> ()

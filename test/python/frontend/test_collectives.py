@@ -13,11 +13,12 @@ from pdg.interpreter import interpret
 from pdg.interpreter.errors import InterpreterError
 
 
-def ranks_program(collective: str, **kwargs) -> pf.Program:
+def ranks_program(collective: str, point: tuple = (2,), **kwargs) -> pf.Program:
+    """out = collective(2 * x) over w, x of shape `point` at each [w, b]."""
     prog = pf.Program("ranks")
     w = prog.dim("w", world="W")
     b = prog.dim("b", 3)
-    x = prog.input("x", (2,), "f32", domain=[w, b])
+    x = prog.input("x", point, "f32", domain=[w, b])
     local = (x * 2.0).named("local")
     prog.output("out", getattr(pf, collective)(local, over=w, **kwargs))
     return prog

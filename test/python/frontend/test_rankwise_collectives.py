@@ -11,15 +11,12 @@ import pytest
 from pdg.interpreter import interpret
 from pdg.interpreter.errors import InterpreterError
 
+from .test_collectives import ranks_program
 
-def rankwise_program(collective: str, blocks: int | None = 4, **kwargs) -> pf.Program:
-    prog = pf.Program("rankwise")
-    w = prog.dim("w", world="W")
-    b = prog.dim("b", 3)
-    x = prog.input("x", (blocks, 2), "f32", domain=[w, b])
-    local = (x * 2.0).named("local")
-    prog.output("out", getattr(pf, collective)(local, over=w, **kwargs))
-    return prog
+
+def rankwise_program(collective: str, **kwargs) -> pf.Program:
+    """Points of 4 blocks of 2 (reduce_scatter's blocks, one per rank at W = 4)."""
+    return ranks_program(collective, point=(4, 2), **kwargs)
 
 
 def test_the_ir_keeps_the_worker_dim_in_the_result():
@@ -32,21 +29,22 @@ def test_the_ir_keeps_the_worker_dim_in_the_result():
     rankwise_program("shift").build()  # verifies
 
 
-def reduce_scatter_sum(x):  # x: (rank, b, block, 2)
-    total = (2 * x).sum(axis=0)  # (b, block, 2)
-    return np.stack([total[:, r] for r in range(len(x))])
+def reduce_scatter(combine):
+    """NumPy's reduce-scatter of 2 * x, x: (rank, b, block, 2): rank r gets
+    block r of the ranks combined."""
 
+    def expected(x):
+        total = combine(2 * x, axis=0)  # (b, block, 2)
+        return np.stack([total[:, r] for r in range(len(x))])
 
-def reduce_scatter_max(x):
-    top = (2 * x).max(axis=0)
-    return np.stack([top[:, r] for r in range(len(x))])
+    return expected
 
 
 @pytest.mark.parametrize(
     ("op", "kwargs", "expected"),
     [
-        ("reduce_scatter", {}, reduce_scatter_sum),
-        ("reduce_scatter", {"op": "max"}, reduce_scatter_max),
+        ("reduce_scatter", {}, reduce_scatter(np.sum)),
+        ("reduce_scatter", {"op": "max"}, reduce_scatter(np.max)),
         ("shift", {}, lambda x: np.roll(2 * x, 1, axis=0)),  # rank r gets r - 1's
         ("shift", {"by": -1}, lambda x: np.roll(2 * x, -1, axis=0)),
         ("shift", {"by": 6}, lambda x: np.roll(2 * x, 2, axis=0)),  # mod W

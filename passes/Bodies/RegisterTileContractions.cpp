@@ -237,6 +237,22 @@ struct Contiguous {
   }
 };
 
+/// Loops from 0 to the size of each of `dims`, nested in that order, each
+/// setting at[d] to its index; `body` is emitted in the innermost one (or
+/// where `b` inserts, without dims). `b` inserts after the nest again.
+void nestLoops(OpBuilder &b, Location loc, ArrayRef<unsigned> dims,
+               function_ref<Value(unsigned)> size, SmallVector<Value> &at,
+               function_ref<void()> body) {
+  OpBuilder::InsertionGuard guard(b);
+  for (unsigned d : dims) {
+    auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0), size(d),
+                                   arith::ConstantIndexOp::create(b, loc, 1));
+    b.setInsertionPointToStart(loop.getBody());
+    at[d] = loop.getInductionVar();
+  }
+  body();
+}
+
 /// A copy of `op` over the sub-ranges (loop, (offset, size)) of `parts`:
 /// its operands are the matching subviews.
 void runPart(OpBuilder &b, linalg::GenericOp op,
@@ -409,22 +425,12 @@ struct RegisterTileContractions
       b.setInsertionPointToStart(nLoop.getBody());
       tile(m0, nLoop.getInductionVar(), tileRows, tileCols);
     };
-    std::function<void(size_t)> outer = [&](size_t i) {
-      if (i < c.outer.size()) {
-        unsigned d = c.outer[i];
-        auto loop = scf::ForOp::create(b, loc, zero, size(d), one);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        at[d] = loop.getInductionVar();
-        outer(i + 1);
-        return;
-      }
+    nestLoops(b, loc, c.outer, size, at, [&] {
       tiles(zero, mMain, rows, zero, nMain, cols);
       tiles(zero, mMain, 1, nMain, n, 1);
       if (c.m)
         tiles(mMain, m, 1, zero, n, 1);
-    };
-    outer(0);
+    });
     b.eraseOp(op);
   }
 
@@ -486,16 +492,7 @@ struct RegisterTileContractions
 
     // Loops over the other parallel dims, then the tiles of (m, n).
     SmallVector<Value> at(op.getNumLoops(), zero);
-    std::function<void(size_t)> outer = [&](size_t k) {
-      if (k < c.outer.size()) {
-        unsigned d = c.outer[k];
-        auto loop = scf::ForOp::create(b, loc, zero, size(d), one);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        at[d] = loop.getInductionVar();
-        outer(k + 1);
-        return;
-      }
+    nestLoops(b, loc, c.outer, size, at, [&] {
       if (streaming) {
         emitStreaming(b, loc, op, c, at, viewB, viewC, nMain);
         return;
@@ -569,8 +566,7 @@ struct RegisterTileContractions
           at[c.n] = colIdx[j];
           vector::StoreOp::create(b, loc, sums[i * vectors + j], viewC, indicesAt(mapC, at));
         }
-    };
-    outer(0);
+    });
 
     // What the tiles leave: rows [mMain, m) over all columns, then columns
     // [nMain, n) of the tiled rows.
@@ -645,16 +641,8 @@ struct RegisterTileContractions
       vector::StoreOp::create(b, loc, acc, viewC, indicesAt(mapC, at));
     };
 
-    std::function<void(size_t)> reduce = [&](size_t k) {
-      if (k + 1 < c.reductions.size()) {
-        unsigned d = c.reductions[k];
-        auto loop = scf::ForOp::create(b, loc, zero, size(d), one);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(loop.getBody());
-        at[d] = loop.getInductionVar();
-        reduce(k + 1);
-        return;
-      }
+    // The summed loops but the last as they are; the last in steps of rows.
+    nestLoops(b, loc, ArrayRef<unsigned>(c.reductions).drop_back(), size, at, [&] {
       Value extent = size(last);
       Value rowsStep = arith::ConstantIndexOp::create(b, loc, kStreamRows);
       Value kMain = arith::MulIOp::create(
@@ -669,8 +657,7 @@ struct RegisterTileContractions
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(rest.getBody());
       step(rest.getInductionVar(), 1);
-    };
-    reduce(0);
+    });
   }
 };
 

@@ -10,7 +10,6 @@ import math
 import resource
 
 LIMIT = 20  # additions a + b with a, b < 20
-TASK_VOCAB = 13  # the addition task's characters and EOS (pdg.rl.CharTokenizer)
 
 
 # Named model shapes (--config): each sets the model flags below. The
@@ -71,8 +70,12 @@ def resolve_setting_args(parser, args) -> None:
     for flag, value in args.script_model_defaults.items():
         if getattr(args, flag) is None:
             setattr(args, flag, value)
-    if args.vocab is not None and args.vocab < TASK_VOCAB:
-        parser.error(f"--vocab {args.vocab} is smaller than the task's {TASK_VOCAB} tokens")
+    if args.vocab is not None:
+        from pdg import rl
+
+        task_vocab = rl.Addition(LIMIT).tokenizer.vocab
+        if args.vocab < task_vocab:
+            parser.error(f"--vocab {args.vocab} is smaller than the task's {task_vocab} tokens")
     if args.d_model % args.heads:
         parser.error(f"--d-model {args.d_model} is not a multiple of --heads {args.heads}")
 

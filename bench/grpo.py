@@ -109,12 +109,8 @@ def pdg_trainer(args, one_program: bool):
     make = rl.GRPOProgramTrainer if one_program else rl.SampledGRPOTrainer
     if one_program:
         layout = "completion" if args.impl == "pdg-one-completion" else "group"
-        aligned = args.impl in (
-            "pdg-one",
-            "pdg-one-unshared",
-            "pdg-one-stale1",
-            "pdg-one-unbatched",
-        )
+        # Every variant but these two runs --microbatch prompts per point.
+        aligned = args.impl not in ("pdg-one-group", "pdg-one-completion")
         microbatch = args.microbatch if aligned else 1
         options = {"layout": layout, "microbatch": microbatch}
         if args.impl == "pdg-one-unshared":

@@ -144,7 +144,7 @@ def _compile(
     if errors:
         raise CompileError("\n".join(d.render() for d in errors), errors)
     graph = read_graph(graphs[0].operation)
-    description = _describe(graph)
+    description, lines = _describe(graph)
     # The graph is gone after the lowering: each node's domain and location.
     nodes = {v.name: (list(v.domain), format_location(v.op.location)) for v in graph.values}
     lap("optimize, plan, schedule")
@@ -165,6 +165,7 @@ def _compile(
         if others:  # one function computes several nodes: name them all
             check["value"] += f" (or {', '.join(others)}: the same code)"
     lap("lower to LLVM")
+    description["memory"] = _memory(lines, abi.shared)
     description = {"abi": abi.to_json(), **description, "index_checks": checks}
     with writing_artifact(out) as scratch:
         with _toolchain_step("native code"):
@@ -304,8 +305,9 @@ def writing_artifact(out: Path) -> Iterator[Path]:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _describe(graph) -> dict:
-    """Symbols, stores with symbolic sizes, and udfs, for the manifest."""
+def _describe(graph) -> tuple[dict, list]:
+    """Symbols, stores with symbolic sizes, and udfs, for the manifest;
+    and the memory report's lines (see _memory)."""
     symbols = []
     for dim in graph.dims.values():
         if dim.symbol:
@@ -328,8 +330,6 @@ def _describe(graph) -> dict:
         }
         for s, line in zip(planned, lines, strict=True)
     ]
-    total = peak(lines)
-    memory = {"peak": to_json(total), "formula": formula(total)}
     udfs = sorted(
         {ir.StringAttr(v.op.attributes["callee"]).value for v in graph.values if v.kind == "udf"}
     )
@@ -337,6 +337,18 @@ def _describe(graph) -> dict:
         "graph": graph.name,
         "symbols": symbols,
         "stores": stores,
-        "memory": memory,
         "udfs": udfs,
-    }
+    }, lines
+
+
+def _memory(lines: list, shared: dict) -> dict:
+    """The plan's peak: every store, but those that take turns in the
+    shared block (lowering/arena.py) count as the block's bytes once."""
+    in_block = set(shared["stores"])
+    total = peak([line for line in lines if line.name not in in_block])
+    if shared["bytes"]:
+        total[()] = total.get((), 0) + shared["bytes"]
+    memory = {"peak": to_json(total), "formula": formula(total)}
+    if shared["stores"]:
+        memory["shared"] = {"bytes": shared["bytes"], "apart": shared["apart"]}
+    return memory

@@ -2,7 +2,9 @@
 
     func.func @pdg_<graph>(inputs..., launch symbols...) -> (outputs..., lengths...)
 
-It allocates every store from the symbol values, runs the `before` nodes,
+It allocates every store from the symbol values (those of a fixed size as
+views of one block, where stores whose lifetimes do not overlap take turns:
+arena.py), runs the `before` nodes,
 then the loop over the sequential dim with the `loop` nodes in schedule
 order, then the `after` nodes, and returns the outputs' stores and, for a
 dynamic dim, each sequence's length. Nodes over a sequence's dims run only
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from pdg.analysis.graph import Dim, Value
 from pdg.passes.registry import PassError
 
+from .arena import Lifetimes, byte_size, place, shareable
 from .bodies import Wrapper
 from .buffers import GROW_FROM, Buffer, check_static_size, plan_buffer
 from .collectives import CollectiveEmitter
@@ -50,6 +53,8 @@ class EntryABI:
     # {value, op, over, location} per collective call site, numbered as the
     # entry passes them to pdg_collective_<rank> (an MPI error names it)
     collectives: list[dict] = field(default_factory=list)
+    # the block of stores that take turns (arena.py): its bytes and theirs
+    shared: dict = field(default_factory=lambda: {"bytes": 0, "stores": []})
 
     def to_json(self) -> dict:
         def memref(t: MemRef) -> dict:
@@ -67,6 +72,7 @@ class EntryABI:
             "grow": self.grow,
             "grow_stores": self.grow_stores,
             "collectives": self.collectives,
+            "shared": self.shared,
         }
 
 
@@ -99,6 +105,12 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         self.window_functions: dict[tuple, str] = {}  # views.py: kind of window -> function
         self.rank_ssa: str | None = None  # collectives.py: this process's rank
         self.collectives: list[dict] = []  # one per collective call site
+        self.lifetimes = Lifetimes()  # arena.py: when each node runs
+        self.candidates: list[Buffer] = []  # stores the shared block may hold
+        self.arena: str | None = None  # SSA of the shared block
+        self.arena_type = ""
+        self.in_block: set[int] = set()  # id(value) of the stores in it
+        self.shared: dict = {"bytes": 0, "stores": []}
 
     # --- sizes and symbols ----------------------------------------------------
 
@@ -152,6 +164,11 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
 
     def allocate(self, graph_args: dict[int, str]) -> None:
         w = self.prologue
+        graph = self.m.graph
+        # Outputs are handed to the caller; a loop's end condition is read
+        # by the loop, outside any node's lifetime.
+        keep_own = {id(v) for _, v in graph.outputs}
+        keep_own |= {id(graph.value(d.until)) for d in graph.dims.values() if d.until}
         for store in self.m.stores.values():
             buf = plan_buffer(
                 store,
@@ -163,6 +180,10 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             )
             check_static_size(buf)
             self.buffers[id(store.value)] = buf
+            if shareable(buf) and id(store.value) not in keep_own:
+                buf.ssa = w.fresh("store")  # defined once lifetimes are known
+                self.candidates.append(buf)
+                continue
             if store.kind == "input":
                 buf.ssa = graph_args[id(store.value)]
                 continue
@@ -203,6 +224,40 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
                         owner=buf,
                     )
                     self.side_buffers.append(side)
+
+    def place_shared(self) -> None:
+        """After the emission: the candidates whose lifetimes are known
+        become views of one block (arena.py), the others get their own
+        allocation."""
+        w = self.prologue
+        readers: dict[int, list] = {}
+        for n in self.m.nodes:
+            for case in n.cases:
+                for read in case.reads:
+                    readers.setdefault(id(read.producer), []).append((n.value, read))
+        members, items = [], []
+        for buf in self.candidates:
+            span = self.lifetimes.interval(buf, readers.get(id(buf.value), []))
+            if span is None:
+                w.line(f"{buf.ssa} = memref.alloc() : {buf.type}")
+                continue
+            members.append(buf)
+            items.append((byte_size(buf.type), *span))
+        if not members:
+            return
+        offsets, total = place(items)
+        block = f"memref<{total}xi8>"
+        self.arena = w.op(f"memref.alloc() {{alignment = 64 : i64}} : {block}", "arena")
+        for buf, offset in zip(members, offsets, strict=True):
+            at = w.const(offset)
+            w.line(f"{buf.ssa} = memref.view {self.arena}[{at}][] : {block} to {buf.type}")
+        self.in_block = {id(b.value) for b in members}
+        self.shared = {
+            "bytes": total,
+            "apart": sum(size for size, _, _ in items),  # their bytes, each on its own
+            "stores": [b.value.name for b in members],
+        }
+        self.arena_type = block
 
     def thread_count(self) -> str:
         """The pool's thread slots (an SSA index computed in the prologue)."""
@@ -301,11 +356,14 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
                 run.append(n)
                 continue
             if run:
+                self.lifetimes.mark(m.value for m in run)
                 self.parallel_loop(run, self.shared_dims(run[0], point), point)
             run = [n] if self.shared_dims(n, point) else []
             if not run:
+                self.lifetimes.mark([n.value])
                 self.run_node(n, point)
         if run:
+            self.lifetimes.mark(m.value for m in run)
             self.parallel_loop(run, self.shared_dims(run[0], point), point)
 
     def shared_dims(self, node: Node, point: dict[str, str]) -> list[str]:
@@ -465,7 +523,9 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
 
             dim = self.nest_dim(members, level)
             computed = {id(n.value) for n in members}
+            nest = self.lifetimes.enter(dim.name)
             self.run_loop(dim, point, body, dim.name in members[0].reverse, computed)
+            self.lifetimes.leave(nest)
 
     def nest_dim(self, nodes: list[Node], level: int) -> Dim:
         """The sequential dim the nodes of a nest at `level` step along."""
@@ -507,6 +567,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         running = self.w.op("memref.get_global @pdg_running : memref<i8>")
         self.w.line(f"memref.store {self.w.const(1, 'i8')}, {running}[] : memref<i8>")
         self.run_groups(self.m.nodes, 0, {})
+        self.place_shared()
         # The lengths of the dynamic dims looped over at the top (inside a
         # loop, a dim's lengths are those of one step of it).
         top = [loop for loop in self.dynamic.values() if not loop.enclosing]
@@ -544,9 +605,12 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         w = self.w
         for buf in self.buffers.values():
             if buf.kind != "input" and id(buf.value) not in returned:
-                w.line(f"memref.dealloc {buf.ssa} : {buf.type}")
+                if id(buf.value) not in self.in_block:
+                    w.line(f"memref.dealloc {buf.ssa} : {buf.type}")
             if buf.shapes:
                 w.line(f"memref.dealloc {buf.shapes} : {buf.shapes_type}")
+        if self.arena is not None:
+            w.line(f"memref.dealloc {self.arena} : {self.arena_type}")
         for name, stype in self.scratch.values():
             w.line(f"memref.dealloc {name} : {stype}")
         for loop in self.dynamic.values():
@@ -578,6 +642,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             [{"symbol": self.grow_symbol(k), "rank": r} for k, r in self.grow_types.values()],
             self.grow_stores,
             self.collectives,
+            self.shared,
         )
         return text, abi
 

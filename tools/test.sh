@@ -17,7 +17,9 @@ echo "== pytest"
 # One worker per core (pytest-xdist): the tests are mostly single-threaded
 # compiles, so two workers on two cores halve the wall time. The 25 slowest
 # are listed at the end: where to look when the suite outgrows CI's budget.
-.venv/bin/python -m pytest -n auto --durations=25
+# Work stealing: a worker that runs out of tests takes the other's pending
+# ones, so a few slow end-to-end files do not leave one core idle at the end.
+.venv/bin/python -m pytest -n auto --dist worksteal --durations=25
 # The compiled collectives on two ranks (the `mpi` extra, which the test
 # extra brings): every rank runs test/mpi. Open MPI runs as root only when
 # told twice; `timeout` ends a run whose ranks would wait on each other

@@ -446,8 +446,9 @@ MODES: dict[str, Mode] = {
             ),
             False,
         ),
-        # The lowering: stores, loops, bufferized bodies.
-        Mode("lower", ("--pdg-plan-storage", "--pdg-schedule", "--pdg-lower-to-loops"), True),
+        # The lowering: stores, loops, bufferized bodies; in the compiler's
+        # order (the storage plan reads the schedule; `vectorize` plans first).
+        Mode("lower", ("--pdg-schedule", "--pdg-plan-storage", "--pdg-lower-to-loops"), True),
         # Batching first, then the lowering of the batched graph.
         Mode(
             "vectorize",

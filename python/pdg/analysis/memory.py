@@ -11,18 +11,19 @@ from dataclasses import dataclass
 from pdg import _ext
 from pdg.runtime.formula import evaluate, formula
 
+from .attached_schedule import attached_slots
 from .graph import Graph
 from .polyhedral import Polyhedral
 from .storage import Store, _point_factors, plan_storage
 
 
 def stores_of(graph: Graph) -> list[Store]:
-    """The stores attached by pdg-plan-storage, or a fresh plan if the
-    graph has none."""
+    """The stores attached by pdg-plan-storage, or a fresh plan (by the
+    attached schedule, if any) if the graph has none."""
     poly = Polyhedral(graph)
     attached = [v for v in graph.values if "pdg.store" in v.op.attributes]
     if not attached:
-        return plan_storage(graph, poly)
+        return plan_storage(graph, poly, attached_slots(graph))
     stores = []
     for v in graph.values:
         if "pdg.store" not in v.op.attributes:

@@ -7,7 +7,10 @@ distance back any read looks, from isl (`Polyhedral.upper_bound`):
 
     0         -> point     (only the latest step)
     w - 1     -> window    (a circular buffer of w; `block` when the reads
-                            are block-shaped, e.g. (t // s) * s : t + 1)
+                            are block-shaped, e.g. (t // s) * s : t + 1;
+                            w - 1 once the schedule is known, when the
+                            reads w - 1 back come before the write in a
+                            step: slot_reuse.py)
     unbounded -> full      (every step; `growable` when the bound is
                             discovered while running)
 
@@ -27,7 +30,9 @@ from .groups import loop_groups
 from .partial_sums import partial_sums
 from .polyhedral import Polyhedral
 from .roles import dim_roles
+from .schedule import Slot
 from .size_sources import UNKNOWN, case_size_sources
+from .slot_reuse import reused_window
 
 
 @dataclass
@@ -45,7 +50,13 @@ class Store:
         return [*self.extents, *self.point_factors]
 
 
-def plan_storage(graph: Graph, poly: Polyhedral | None = None) -> list[Store]:
+def plan_storage(
+    graph: Graph, poly: Polyhedral | None = None, slots: dict[int, Slot] | None = None
+) -> list[Store]:
+    """Each value's store. With `slots`, the schedule the graph runs by (by
+    id(value), e.g. attached_schedule.attached_slots), a window whose
+    oldest step is read before it is overwritten keeps one step fewer
+    (slot_reuse.py)."""
     poly = poly or Polyhedral(graph)
     roles = dim_roles(graph, poly)
     groups = loop_groups(graph, poly)
@@ -56,12 +67,12 @@ def plan_storage(graph: Graph, poly: Polyhedral | None = None) -> list[Store]:
     return [
         Store(v, "partial", ["1"] * len(v.domain), _point_factors(graph, poly, v))
         if id(v) in summed
-        else _store(graph, poly, roles, groups, v, readers[id(v)])
+        else _store(graph, poly, roles, groups, v, readers[id(v)], slots)
         for v in graph.values
     ]
 
 
-def _store(graph, poly, roles, groups, v: Value, reads) -> Store:
+def _store(graph, poly, roles, groups, v: Value, reads, slots) -> Store:
     point = _point_factors(graph, poly, v)
     if v.kind == "input":
         return Store(v, "input", [_per_rank(graph.dims[d]) for d in v.domain], point)
@@ -78,6 +89,9 @@ def _store(graph, poly, roles, groups, v: Value, reads) -> Store:
             size, shape = None, "full"  # read along d after its nest: every step is kept
         else:
             size, shape = _lookback(poly, v, d, reads)
+            if slots is not None and shape == "window" and size is not None and size > 1:
+                reused = reused_window(poly, groups, v, d, reads, slots)
+                size = size if reused is None else min(size, reused)
         if size is not None and dim.kind == "static" and size >= dim.size:
             size = None  # a window as long as the dim is all of it
         if v.is_output or size is None:

@@ -280,7 +280,7 @@ def _progress_line(compiled) -> Callable[[int], None]:
 @click.option(
     "--plan/--no-plan",
     default=True,
-    help="Plan storage and schedule first, to show stores and the loop.",
+    help="Schedule and plan storage first, to show the loop and stores.",
 )
 def viz_command(program: str, output: str, plan: bool) -> None:
     """Draw PROGRAM's graph (and schedule) as Graphviz DOT and SVG."""

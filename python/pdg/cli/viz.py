@@ -18,8 +18,9 @@ def write_views(module: ir.Module, output: str, plan: bool = False) -> list[Path
     if plan:
         from pdg.passes.analysis_passes import plan_storage_pass, schedule_pass
 
-        plan_storage_pass(module)
+        # The compiler's order: the storage plan reads the schedule.
         schedule_pass(module)
+        plan_storage_pass(module)
     base = Path(output)
     if base.suffix in (".dot", ".svg"):
         base = base.with_suffix("")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from pdg import _ext
+from pdg.analysis.attached_schedule import slot_of
 from pdg.analysis.graph import Graph, Read, Value, read_graph
 from pdg.analysis.memory import stores_of
 from pdg.analysis.polyhedral import Polyhedral
@@ -78,27 +79,8 @@ def read_model(graph_op: ir.Operation) -> LoweringModel:
     for v in graph.values:
         if v.kind == "input":
             continue
-        slot = ir.DictAttr(v.op.attributes["pdg.schedule"])
-        node = Node(v, ir.IntegerAttr(slot["order"]).value)
-        # Schedules written before nests were numbered: one nest, group 1.
-        group = (
-            ir.IntegerAttr(slot["group"]).value
-            if "group" in slot
-            else {"before": 0, "loop": 1, "after": 2}[ir.StringAttr(slot["phase"]).value]
-        )
-        inner = (
-            [ir.IntegerAttr(g).value for g in ir.ArrayAttr(slot["nest"])] if "nest" in slot else []
-        )
-        node.path = (group, *inner)
-        node.loops = [ir.StringAttr(d).value for d in ir.ArrayAttr(slot["loops"])]
-        if "reverse" in slot:
-            flag = slot["reverse"]
-            # A unit `reverse` (schedules of one level): the nest steps backward.
-            node.reverse = (
-                [ir.StringAttr(d).value for d in ir.ArrayAttr(flag)]
-                if isinstance(flag, ir.ArrayAttr)
-                else node.loops[-1:]
-            )
+        slot = slot_of(v)
+        node = Node(v, slot.order, path=slot.path, loops=slot.loops, reverse=slot.reverse)
         if v.kind == "udf":
             # One case: a call through the runtime's table of host callbacks.
             callee = ir.StringAttr(v.op.attributes["callee"]).value

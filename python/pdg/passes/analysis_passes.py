@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from pdg.analysis.attached_schedule import attached_slots
 from pdg.analysis.graph import Graph, read_graph
 from pdg.analysis.legality import check_legality
 from pdg.analysis.polyhedral import Polyhedral
@@ -55,7 +56,7 @@ def _annotate(module: ir.Module, attribute: str, compute) -> None:
 @register(
     "pdg-plan-storage",
     "Choose each value's store (point, window, block, full, growable) from its "
-    "footprint; attach it as pdg.store",
+    "footprint (and the attached schedule, if any); attach it as pdg.store",
 )
 def plan_storage_pass(module: ir.Module) -> None:
     """Gives each value a store from its footprint (which points are read
@@ -64,8 +65,15 @@ def plan_storage_pass(module: ir.Module) -> None:
     value read only by a sum over its parallel dims: one partial sum per
     chunk of at most 16 fixed chunks of its points). The store is attached
     as `#pdg.store<window, [B, 64]>`; `pdg-opt --pdg-memory-report` prints
-    each store and the peak as formulas of the symbols."""
-    _annotate(module, "pdg.store", plan_storage)
+    each store and the peak as formulas of the symbols. Run after
+    pdg-schedule, it plans by the attached schedule: a window whose oldest
+    step is read earlier in the step than the value is written keeps one
+    step fewer (a point store instead of a window of 2)."""
+    _annotate(
+        module,
+        "pdg.store",
+        lambda graph, poly: plan_storage(graph, poly, attached_slots(graph)),
+    )
 
 
 @register(

@@ -34,7 +34,7 @@ def optimize(vectorize_dim: str | None = None, batch_steps: bool = True) -> str:
     contract = "pdg-contract-reductions" + ("" if batch_steps else "{over-steps=false}")
     return (
         f"builtin.module(pdg-dedup,pdg-dce,canonicalize,{contract},"
-        f"{vectorize}canonicalize,pdg-fuse,pdg-plan-storage,pdg-schedule)"
+        f"{vectorize}canonicalize,pdg-fuse,pdg-schedule,pdg-plan-storage)"
     )
 
 

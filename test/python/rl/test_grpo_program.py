@@ -346,18 +346,26 @@ def test_keyed_reward_scores_a_point_at_once_with_its_prompts_keys(layout, micro
         assert all(len(set(c)) == microbatch for c in calls)
 
 
-@ARRANGEMENTS
-def test_training_compiled_matches_interpreter(tmp_path, layout, microbatch):
+@pytest.mark.parametrize(
+    "layout, microbatch, optimizer",
+    [("group", 1, "adamw"), ("group", 2, "adam"), ("completion", 1, "adam")],
+)
+def test_training_compiled_matches_interpreter(tmp_path, layout, microbatch, optimizer):
+    """Three iterations compiled against the interpreter: samples, losses,
+    final weights and optimizer moments. The weights and moments of an
+    iteration are read at the start of the next and written at its end, so
+    each keeps one slot (a point store), not a window of two."""
     from pdg.lowering.artifact import compile_module
     from pdg.runtime import load
 
-    program = build("f32", optim.Adam(1e-2), layout, microbatch=microbatch)
+    opt = optim.AdamW(1e-2) if optimizer == "adamw" else optim.Adam(1e-2)
+    program = build("f32", opt, layout, microbatch=microbatch)
     weights = program.policy.init_weights(seed=1, scale=0.5)
     batches = prompts(3, 2 * microbatch, seed=4, cut=microbatch > 1)
     inputs = program.inputs(weights, weights, batches, seed=9)
     symbols = program.symbols(inputs)
     want = interpret(program.program.build(), inputs, symbols=symbols, udfs=program.udfs).outputs
-    compile_module(program.program.build(), tmp_path / "grpo.pdgx", gpu=False)
+    compiled = compile_module(program.program.build(), tmp_path / "grpo.pdgx", gpu=False)
     got = load(tmp_path / "grpo.pdgx").run(inputs, symbols, udfs=program.udfs).outputs
     # The same samples at every iteration (the weights agree to float32
     # rounding, far from any sampling boundary at these sizes).
@@ -368,15 +376,37 @@ def test_training_compiled_matches_interpreter(tmp_path, layout, microbatch):
     # zero, rounding moves the weight by up to ~1e-4 (not by lr).
     np.testing.assert_allclose(got["loss"], want["loss"], rtol=1e-3, atol=1e-5)
     np.testing.assert_allclose(got["kl"], want["kl"], rtol=1e-3, atol=1e-5)
-    final, _ = program.training.final_state(got)
-    expected, _ = program.training.final_state(want)
+    final, moments = program.training.final_state(got)
+    expected, expected_moments = program.training.final_state(want)
     for path in final:
+        np.testing.assert_allclose(
+            moments[path]["exp_avg"], expected_moments[path]["exp_avg"], atol=1e-5, err_msg=path
+        )
+        np.testing.assert_allclose(
+            moments[path]["exp_avg_sq"],
+            expected_moments[path]["exp_avg_sq"],
+            rtol=1e-3,
+            atol=1e-9,
+            err_msg=path,
+        )
         if path.endswith("attn.k.b"):
             # Its gradient is exactly zero (softmax ignores a score added to
             # every key): Adam turns each side's rounding noise into +-lr.
             continue
         np.testing.assert_allclose(final[path], expected[path], atol=1e-3, err_msg=path)
     assert any(not np.array_equal(final[p], weights[p]) for p in final)
+    # No weight-shaped store over the iterations alone keeps two of them:
+    # each weight and moment is one point (before the schedule informed the
+    # plan: windows of 2).
+    shapes = {tuple(str(n) for n in w.shape) for w in weights.values()}
+    weight_shaped = [
+        s
+        for s in compiled.manifest["stores"]
+        if tuple(s["point"]) in shapes and len(s["extents"]) == 1
+    ]
+    windows = [s["value"] for s in weight_shaped if s["kind"] == "window"]
+    assert not windows, windows
+    assert sum(s["kind"] == "point" for s in weight_shaped) >= 3 * len(final)
 
 
 @LAYOUTS

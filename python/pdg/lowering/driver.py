@@ -108,7 +108,6 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         self.lifetimes = Lifetimes()  # arena.py: when each node runs
         self.candidates: list[Buffer] = []  # stores the shared block may hold
         self.arena: str | None = None  # SSA of the shared block
-        self.arena_type = ""
         self.in_block: set[int] = set()  # id(value) of the stores in it
         self.shared: dict = {"bytes": 0, "stores": []}
 
@@ -257,7 +256,6 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             "apart": sum(size for size, _, _ in items),  # their bytes, each on its own
             "stores": [b.value.name for b in members],
         }
-        self.arena_type = block
 
     def thread_count(self) -> str:
         """The pool's thread slots (an SSA index computed in the prologue)."""
@@ -610,7 +608,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             if buf.shapes:
                 w.line(f"memref.dealloc {buf.shapes} : {buf.shapes_type}")
         if self.arena is not None:
-            w.line(f"memref.dealloc {self.arena} : {self.arena_type}")
+            w.line(f"memref.dealloc {self.arena} : memref<{self.shared['bytes']}xi8>")
         for name, stype in self.scratch.values():
             w.line(f"memref.dealloc {name} : {stype}")
         for loop in self.dynamic.values():

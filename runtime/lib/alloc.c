@@ -7,10 +7,15 @@
 
    Large blocks freed are kept for an allocation of the same size: a program
    run repeatedly (a training loop) allocates the same stores each run, and
-   fresh pages from the kernel cost a page fault each on first touch. An
-   allocation no kept block fits releases them all, and so does a store that
-   grows (its run's sizes differ from the last one's): kept memory never adds
-   to a run of other sizes. Cached bytes are not live.
+   a node body the same temporaries each step, and fresh pages from the
+   kernel cost a page fault each on first touch. Kept and live bytes
+   together stay within the most this process has had live (the highest
+   peak of its runs so far, this one's included): an allocation no kept block fits releases
+   the least recently kept ones until the new block fits under that bound,
+   so kept memory never raises the process's high-water mark, and a run of
+   other sizes (the first run after a warm-up of fewer iterations) still
+   reuses every block whose size it shares. A store that grows releases them
+   all. Cached bytes are not live.
 
    Failure: before the run (pdg_running == 0) the entry only allocates its
    stores, so a block that cannot be had (malloc fails, or the stores would
@@ -22,15 +27,22 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int64_t pdg_bytes_live;
 int64_t pdg_bytes_peak;
 int64_t pdg_memory_limit;
+int64_t pdg_bytes_kept;
 
 #define PDG_CACHE_MIN_BYTES (64 * 1024)
-#define PDG_CACHE_SLOTS 256
+/* A GRPO iteration at d_model 512 frees about 500 blocks of 64 KiB or more
+   per run (stores, then temporaries); 256 slots dropped half of them. */
+#define PDG_CACHE_SLOTS 4096
+/* Kept blocks, least recently kept first. */
 static void *pdg_cache[PDG_CACHE_SLOTS];
 static int pdg_cache_count;
+/* The highest peak of the runs before this one: kept bytes may fill up to it. */
+static int64_t pdg_last_peak;
 
 /* Handed out for an allocation before the run that failed. */
 static char pdg_no_memory[64] __attribute__((aligned(64)));
@@ -48,10 +60,22 @@ void pdg_reset_allocation_lock(void) { pdg_alloc_busy = 0; }
 
 static void pdg_release_raw(void *ptr) { free((void *)(uintptr_t)((int64_t *)ptr - 2)[0]); }
 
+static int64_t pdg_block_size(void *ptr) { return ((int64_t *)ptr - 2)[1]; }
+
+/* Takes kept block `i` out of the cache, keeping the order of the rest. */
+static void *pdg_uncache(int i) {
+  void *p = pdg_cache[i];
+  memmove(&pdg_cache[i], &pdg_cache[i + 1], (size_t)(pdg_cache_count - i - 1) * sizeof(void *));
+  --pdg_cache_count;
+  pdg_bytes_kept -= pdg_block_size(p);
+  return p;
+}
+
 static void pdg_release_cache_locked(void) {
   for (int i = 0; i < pdg_cache_count; ++i)
     pdg_release_raw(pdg_cache[i]);
   pdg_cache_count = 0;
+  pdg_bytes_kept = 0;
 }
 
 void pdg_release_cache(void) {
@@ -62,22 +86,26 @@ void pdg_release_cache(void) {
 
 void pdg_reset_allocation_counters(int64_t memory_limit, int64_t bytes_live) {
   pdg_alloc_lock();
+  if (pdg_bytes_peak > pdg_last_peak)
+    pdg_last_peak = pdg_bytes_peak;
   pdg_bytes_live = pdg_bytes_peak = bytes_live > 0 ? bytes_live : 0;
   pdg_memory_limit = memory_limit > 0 ? memory_limit : 0;
   pdg_alloc_unlock();
 }
 
-/* A kept block of this size and alignment; else none, and the kept blocks
-   are released (this run's sizes differ). Called with the lock held. */
+/* A kept block of this size and alignment, the most recently kept; else
+   none, and the least recently kept blocks are released until `size` more
+   live bytes fit beside the rest under the high-water mark. Called with
+   the lock held. */
 static void *pdg_cached(size_t alignment, size_t size) {
-  for (int i = 0; i < pdg_cache_count; ++i) {
+  for (int i = pdg_cache_count - 1; i >= 0; --i) {
     void *p = pdg_cache[i];
-    if (((int64_t *)p - 2)[1] == (int64_t)size && (uintptr_t)p % alignment == 0) {
-      pdg_cache[i] = pdg_cache[--pdg_cache_count];
-      return p;
-    }
+    if (pdg_block_size(p) == (int64_t)size && (uintptr_t)p % alignment == 0)
+      return pdg_uncache(i);
   }
-  pdg_release_cache_locked();
+  int64_t bound = pdg_last_peak > pdg_bytes_peak ? pdg_last_peak : pdg_bytes_peak;
+  while (pdg_cache_count && pdg_bytes_live + (int64_t)size + pdg_bytes_kept > bound)
+    pdg_release_raw(pdg_uncache(0));
   return NULL;
 }
 
@@ -145,8 +173,10 @@ static void pdg_release(void *ptr, int counted) {
   if (counted)
     pdg_bytes_live -= size;
   int keep = size >= PDG_CACHE_MIN_BYTES && pdg_cache_count < PDG_CACHE_SLOTS;
-  if (keep)
+  if (keep) {
     pdg_cache[pdg_cache_count++] = ptr;
+    pdg_bytes_kept += size;
+  }
   pdg_alloc_unlock();
   if (!keep)
     pdg_release_raw(ptr);

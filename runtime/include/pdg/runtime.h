@@ -88,6 +88,9 @@ PDG_EXPORT void pdg_release_interrupts(void);
    carry a 16-byte header; release them with _mlir_memref_to_llvm_free. */
 PDG_EXPORT extern int64_t pdg_bytes_live;
 PDG_EXPORT extern int64_t pdg_bytes_peak;
+/* Bytes of freed blocks kept for reuse (not live): with the live bytes,
+   never more than the highest peak of the process's runs. */
+PDG_EXPORT extern int64_t pdg_bytes_kept;
 /* The run may not take more than this (bytes; 0: no limit): stores before
    the run and growth are refused past it; a temporary past it is made, and
    the run stops after the current step. */

@@ -14,9 +14,10 @@ layers, 12 heads) and qwen2.5-0.5b (vocab 151936, d_model 896, 24 layers,
 n layers. Implementations: pdg (the program compiled once per config and
 attention kind, in its own process, then run through pdg.runtime), pdg-vec
 (the same compiled with the batch folded into the points:
-compile_module(vectorize=True)), pdg-split (pdg with each step's large
-matrix-vector products split over the threads at batch 1:
-native.SPLIT_IN_LOOP_SPLIT_FROM, off by default), torch (eager, KV cache), hf
+compile_module(vectorize=True)), pdg-unsplit (pdg with each step's large
+matrix-vector products whole on one thread at batch 1, as before they were
+split over the threads: native.SPLIT_IN_LOOP_MIN_WORK = -1), torch (eager,
+KV cache), hf
 (transformers' generate; needs the [trl] extra's transformers).
 `--weights bf16` compiles pdg and pdg-vec again with their matrices and
 tables stored in bf16 (pdg.nn's weight_dtype; products sum in f32), shown
@@ -60,11 +61,11 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-IMPLS = ("pdg", "pdg-vec", "pdg-split", "torch", "hf")
-COMPILED = {"pdg": False, "pdg-vec": True, "pdg-split": False}  # impl -> vectorize
+IMPLS = ("pdg", "pdg-vec", "pdg-unsplit", "torch", "hf")
+COMPILED = {"pdg": False, "pdg-vec": True, "pdg-unsplit": False}  # impl -> vectorize
 # Compiled with each sequence's products whole, on one thread
 # (native.SPLIT_IN_LOOP_MIN_WORK = -1): pdg before they were split at batch 1.
-SPLIT = {"pdg-split"}
+UNSPLIT = {"pdg-unsplit"}
 WARMUP_STEPS = 4
 
 
@@ -119,8 +120,8 @@ def compile_worker(spec: dict) -> dict:
     build_s = time.perf_counter() - start
     from pdg.lowering import native
 
-    if spec.get("split"):
-        native.SPLIT_IN_LOOP_MIN_WORK = native.SPLIT_IN_LOOP_SPLIT_FROM
+    if spec.get("unsplit"):
+        native.SPLIT_IN_LOOP_MIN_WORK = -1
     compiled = compile_module(
         module, Path(spec["artifact"]), gpu=False, vectorize=spec["vectorize"]
     )
@@ -393,7 +394,7 @@ def main() -> int:
                         **base,
                         "artifact": str(artifact),
                         "vectorize": COMPILED[impl],
-                        "split": impl in SPLIT,
+                        "unsplit": impl in UNSPLIT,
                         "max_batch": max(args.batch),
                         "weights": weights,
                     }

@@ -41,13 +41,14 @@ BLAS_HELPER = "pdg_blas_sgemm"
 # streaming its part of the weights. Few, wide tiles: a tile of 64 columns
 # reads each row of the weights in runs of 256 bytes, which cost 1.2-1.3x
 # the whole product's time on one thread (bench/matvec_split.py, load 11-12
-# on 2 cores). Off (-1) by default: on this shared 2-core machine (load
-# ~12) decode at batch 1 ran 1.10-1.22x slower split than whole, each of a
-# token's ~73 forks waiting for a thread the other jobs hold
-# (bench/RESULTS.md); where batch 1 is bound by memory bandwidth (cores of
-# its own) 65536, the pool's general threshold, is the value to measure.
-SPLIT_IN_LOOP_MIN_WORK = -1
-SPLIT_IN_LOOP_SPLIT_FROM = 65536  # what the tests and `--impls pdg-split` use
+# on 2 cores). On 2 quiet cores (bench/RESULTS.md, `bench/scale.py --impls
+# pdg,pdg-unsplit,torch`) decode at batch 1 runs 1.3-1.6x faster split,
+# and GRPO at small-bpe (one microbatch per step, a loop of one point)
+# 1.6x; on a machine whose other jobs hold the cores (load ~12) batch 1
+# ran 1.10-1.22x slower, each of a token's ~73 forks waiting for a thread.
+# -1: never split (`--impls pdg-unsplit`).
+SPLIT_IN_LOOP_MIN_WORK = 65536
+SPLIT_IN_LOOP_SPLIT_FROM = 65536  # what the tests use to split whatever the default
 SPLIT_IN_LOOP_TILES = 8
 
 

@@ -83,7 +83,7 @@ def test_the_native_settings_are_in_the_key(tmp_path, cache, monkeypatch, settin
     """What decides the native code without changing the module (the size
     from which products call OpenBLAS; whether products in the driver's
     loop are split over the threads, which test_matvec_split and
-    `bench/scale.py --impls pdg-split` turn on) gives another key."""
+    `bench/scale.py --impls pdg-unsplit` turn off) gives another key."""
     import pdg.lowering.native as native
 
     directory, compiles = cache
@@ -92,7 +92,7 @@ def test_the_native_settings_are_in_the_key(tmp_path, cache, monkeypatch, settin
         monkeypatch.setattr(native, "BLAS_MIN_FLOPS", native.BLAS_MIN_FLOPS + 1)
         monkeypatch.setattr(native, "openblas", lambda: tmp_path / "libscipy_openblas.so")
     else:
-        monkeypatch.setattr(native, "SPLIT_IN_LOOP_MIN_WORK", native.SPLIT_IN_LOOP_SPLIT_FROM)
+        monkeypatch.setattr(native, "SPLIT_IN_LOOP_MIN_WORK", -1)
     assert not compile_module(scaled(2.0).build(), tmp_path / "b.pdgx", gpu=False).cached
     assert len(compiles) == 2
 

@@ -75,13 +75,16 @@ IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
 # (staleness=1; its iterations still run one after the other);
 # pdg-one-unbatched, pdg-one with its weight gradients computed as one
 # product per replayed step, summed after (batch_steps=False), not as one
-# product over all the steps.
+# product over all the steps; pdg-one-forced, pdg-one with the reference
+# scoring the finished completions over all their steps at once
+# (teacher_forced_reference=True), not a step at a time.
 VARIANTS = (
     "pdg-one-group",
     "pdg-one-completion",
     "pdg-one-unshared",
     "pdg-one-stale1",
     "pdg-one-unbatched",
+    "pdg-one-forced",
 )
 CHOICES = (*IMPLS, *VARIANTS)
 COMPILED = ("pdg", "pdg-one", *VARIANTS)
@@ -119,6 +122,8 @@ def pdg_trainer(args, one_program: bool):
             options["staleness"] = 1
         if args.impl == "pdg-one-unbatched":
             options["batch_steps"] = False
+        if args.impl == "pdg-one-forced":
+            options["teacher_forced_reference"] = True
     else:
         options = {"vectorize": args.vectorize}
     trainer = make(
@@ -347,6 +352,7 @@ def main() -> None:
             "pdg-one-unshared": run_pdg_one,
             "pdg-one-stale1": run_pdg_one,
             "pdg-one-unbatched": run_pdg_one,
+            "pdg-one-forced": run_pdg_one,
             "torch": run_torch,
         }.get(args.impl)
         if run is None:

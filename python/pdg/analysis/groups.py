@@ -133,7 +133,36 @@ def _level(graph: Graph, poly: Polyhedral, values, reads: list[Read], sequential
     """Groups of `values` at one level (id -> group number) and the nests
     among them (odd group -> Nest), given the `reads` between them, the
     sequential dims not yet fixed by an enclosing nest and each value's
-    loop dims."""
+    loop dims.
+
+    A dynamic dim's extent is known only in the nest that computes its
+    `until` value: a nest over it placed before that one (a position over
+    t that nothing in the generation loop fuses, read whole by a pass over
+    the finished sequences) could not tell when to stop. Such values are
+    placed again, no earlier than the `until` value's nest."""
+    here = {id(v) for v in values}
+    floor: dict[str, int] = {}
+    for _ in range(len(sequential) + 1):
+        group, nests = _place(graph, poly, values, reads, sequential, loops, floor)
+        late = {}
+        for d in sequential:
+            until = graph.dims[d].until
+            if graph.dims[d].kind != "dynamic" or until is None:
+                continue
+            u = graph.value(until)
+            if id(u) not in here or group[id(u)] % 2 == 0:
+                continue
+            if any(n.dim == d and g < group[id(u)] for g, n in nests.items()):
+                late[d] = group[id(u)]
+        if not late or all(floor.get(d) == g for d, g in late.items()):
+            return group, nests
+        floor.update(late)
+    return group, nests
+
+
+def _place(graph: Graph, poly: Polyhedral, values, reads, sequential, loops, floor):
+    """_level's placement, with no nest over a dim in `floor` before the
+    group it names."""
     comp = components(graph, reads)
     members: dict[int, list[Value]] = {}
     for v in values:
@@ -173,6 +202,7 @@ def _level(graph: Graph, poly: Polyhedral, values, reads: list[Read], sequential
             dim = recurrence[0] if recurrence else dims[0]
             want = recurrence[1] if recurrence else None
             g = max((_earliest(group, nests, r, dim, poly) for r in outer), default=1)
+            g = max(g, floor.get(dim, 0))
             g += 1 - g % 2  # an odd group
             while True:
                 nest = nests.get(g)

@@ -67,7 +67,7 @@ from mlir import ir
 import pdg.frontend as pf
 from pdg import autodiff, losses, optim
 from pdg.frontend.dtypes import numpy_dtype
-from pdg.nn import GPT, DecoderConfig, LoraSpec
+from pdg.nn import GPT, DecoderConfig, LoraSpec, teacher_forced
 from pdg.passes.data_parallel import split_over_workers
 
 from .reward_model import BoundRewardModel, as_reward_model
@@ -328,6 +328,7 @@ def build_grpo(
     reward_model=None,
     share_prefill: bool | None = None,
     staleness: int = 0,
+    teacher_forced_reference: bool = False,
 ) -> GRPOProgram:
     """`grpo`: the algorithm, GRPO's, or RLOO's as TRL's RLOOTrainer has
     it (losses.rloo: the leave-one-out advantages of rewards with the KL
@@ -362,7 +363,12 @@ def build_grpo(
     a generator one or more updates behind the trainer does), the current
     policy scores the sampled tokens beside it, and the loss's ratio is to
     the behaviour policy's log-probs, clipped (PPO's off-policy
-    correction). 0: the sampling policy is the policy itself."""
+    correction). 0: the sampling policy is the policy itself.
+    `teacher_forced_reference` (the group layout; a reference model that
+    nn.teacher_forced supports): the reference scores the finished
+    completions once, over all their steps at once (products of steps x
+    rows rows), instead of one step at a time beside the policy; the same
+    log-probs."""
     if not isinstance(grpo, (losses.GRPOAlgorithm, losses.RLOOAlgorithm)):
         raise pf.ProgramError("build_grpo() needs a losses.GRPOAlgorithm or RLOOAlgorithm")
     rloo = isinstance(grpo, losses.RLOOAlgorithm)
@@ -427,6 +433,12 @@ def build_grpo(
             "share_prefill needs full attention in every layer",
             hint="use share_prefill=False for window or block attention",
         )
+    if teacher_forced_reference:
+        if layout != "group" or lora is not None:
+            raise pf.ProgramError(
+                "teacher_forced_reference needs the group layout and a reference model of its own",
+                hint="use layout='group' without lora, or teacher_forced_reference=False",
+            )
     ends_ids = eos_ids(eos)
     check_positions(config, prompt_width + max_new_tokens - 1, "prompt_width + max_new_tokens - 1")
     prog = pf.Program("grpo")
@@ -477,6 +489,7 @@ def build_grpo(
     # run once for all sequences, outside the loop over i that they end in.
     # A microbatch's rows share the position: they are aligned.
     step_pos = prog.coordinate(t, domain=sequence)
+    step_index = step_pos  # t itself, whatever the prefill
     policy_prefix = reference_prefix = behaviour_prefix = None
     if share_prefill:
         # Positions 0 .. first (the shortest prompt's last) run once per
@@ -563,6 +576,22 @@ def build_grpo(
         with policy.without_adapters():
             base_logits = policy(tok, pos, t, reference_prefix)
         ref_logp = chosen_of(log_probs(base_logits)).named("ref_logp")
+    elif teacher_forced_reference:
+        if (why := teacher_forced.unsupported(reference)) is not None:
+            raise pf.ProgramError(
+                f"teacher_forced_reference: {why}", hint="use teacher_forced_reference=False"
+            )
+        whole_t = losses.grpo.whole_dim
+        per_step = teacher_forced.sequence_log_probs(
+            reference,
+            whole_t(tok, t),
+            whole_t(chosen, t),
+            whole_t(pos, t),
+            reference_prefix,
+            grpo.temperature,
+        ).named("ref_sequence_logp")
+        ref_logp = pf.take(per_step, step_index, axis=0)
+        ref_logp = ref_logp.named("ref_logp")
     else:
         ref_logits = reference(tok, pos, t, reference_prefix)
         ref_logp = chosen_of(log_probs(ref_logits)).named("ref_logp")

@@ -48,6 +48,7 @@ class GRPOProgramTrainer:
         share_prefill: bool | None = None,
         staleness: int = 0,
         batch_steps: bool = True,
+        teacher_forced_reference: bool = False,
     ):
         """`cache`: a directory of compiled artifacts (pdg.lowering.cache):
         a program compiled there before is loaded, not compiled again.
@@ -65,7 +66,9 @@ class GRPOProgramTrainer:
         `staleness` k: iteration i samples with the weights of iteration
         i - k, the loss corrects with the ratio to them (build_grpo's).
         `batch_steps=False`: the backward's weight gradients stay one
-        product per replayed step (compile_module's; to measure)."""
+        product per replayed step (compile_module's; to measure).
+        `teacher_forced_reference`: the reference scores the finished
+        completions over all their steps at once (build_grpo's)."""
         if not isinstance(grpo, GRPOAlgorithm):
             raise TypeError("GRPOProgramTrainer runs GRPO: pass losses.GRPOAlgorithm")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -87,6 +90,7 @@ class GRPOProgramTrainer:
             microbatch=microbatch,
             share_prefill=share_prefill,
             staleness=staleness,
+            teacher_forced_reference=teacher_forced_reference,
         )
         self.batch_steps = batch_steps
         self.comm = comm if comm is not None and comm.Get_size() > 1 else None

@@ -1,0 +1,158 @@
+"""A decoder's log-probs of given tokens at every step at once (teacher
+forcing), for a microbatch of rows that step together.
+
+Decoder.__call__ runs one step of the step dim per point: its products
+have as many rows as the microbatch (32 in GRPO's default bench), and a
+tuned sgemm repacks the whole weight at every call. Where the tokens are
+known for every step (the reference model scoring finished completions),
+the same forward can run over all the steps at once: each product then
+has steps x rows rows, and attention is causal over the steps, read with
+a mask instead of a slice along the step dim.
+
+The inputs are read along the whole step dim, (T, rows) per point, T the
+symbolic number of steps that ran. Shapes with T keep it leading and never
+reshape it (the frontend reshapes static shapes only): heads are split by
+reshaping the weights instead, and broadcasts along rows go through einsum.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import pdg.frontend as pf
+from pdg.frontend import ProgramError, TensorLike
+
+from .decoder import HIDDEN_SCORE, Decoder, Prefix
+from .layers import Linear
+
+
+def unsupported(model: Decoder) -> str | None:
+    """Why `model` has no teacher-forced form here (None: it has one)."""
+    if model.shards is not None:
+        return "its weights are split over ranks"
+    if model.wpe is None and not all(attn.rope for _, attn, _, _ in model.blocks):
+        return "it has neither learned nor rotary positions"
+    for _, attn, _, _ in model.blocks:
+        if attn.pattern.kind != "full":
+            return f"a layer attends with a '{attn.pattern.kind}' pattern"
+        if any(not isinstance(m, Linear) for m in (attn.q, attn.k, attn.v, attn.o)):
+            return "its projections are not plain linear layers"
+    if any(isinstance(m, Linear) and m.adapter is not None and m.adapter_enabled
+           for m in model.modules()):  # fmt: skip
+        return "it has LoRA adapters enabled"
+    return None
+
+
+def sequence_log_probs(
+    model: Decoder,
+    tokens: TensorLike,
+    chosen: TensorLike,
+    positions: TensorLike,
+    prefix: Prefix | None = None,
+    temperature: float = 1.0,
+) -> TensorLike:
+    """(T, rows): at step t, the log-prob (at `temperature`) that `model`
+    gives `chosen[t]` after the tokens at steps 0..t (and the prefix).
+    `tokens`, `chosen`: (T, rows) i64; `positions`: (T,) i64, shared by the
+    rows; `prefix`: keys and values before step 0 that groups of rows share
+    (Decoder.prefix). Equal, step by step, to the log-softmax of
+    Decoder.__call__'s logits at `chosen`."""
+    if (why := unsupported(model)) is not None:
+        raise ProgramError(f"no teacher-forced form of '{model.path or 'the model'}': {why}")
+    if tokens.ndim != 2 or chosen.ndim != 2 or positions.ndim != 1:
+        raise ProgramError(
+            "sequence_log_probs takes tokens and chosen of (steps, rows) and positions of (steps,)"
+        )
+    c = model.config
+    real = c.dtype
+    rows = tokens.shape[1]
+    where = pf.dtypes.numpy_dtype(real)
+    ones_rows = model.program.constant_array(np.ones(rows, dtype=where))
+    at = positions.astype(real)
+    ones_steps = at * 0.0 + 1.0
+    x = model.wte(tokens)
+    if model.wpe is not None:
+        # Each step's position row, spread over the rows (T, d) -> (T, rows, d).
+        x = x + pf.einsum("td,r->trd", model.wpe(positions), ones_rows)
+    # Causal over the steps: 0 where key step s <= query step t.
+    later = pf.einsum("t,s->ts", ones_steps, at) - pf.einsum("t,s->ts", at, ones_steps)
+    causal = (later > 0.0).astype(real) * HIDDEN_SCORE
+    for n, (ln1, attn, ln2, mlp) in enumerate(model.blocks):
+        shared = prefix.read(n) if prefix is not None else None
+        x = x + _attention(attn, ln1(x), at, causal, shared)
+        x = x + mlp(ln2(x))
+    h = model.ln_f(x)
+    if model.head is None:
+        logits = pf.einsum("trd,vd->trv", h, model.wte.table)
+        picked = pf.einsum("trd,trd->tr", h, pf.take(model.wte.table, chosen, axis=0))
+    else:
+        logits = h @ model.head
+        picked = pf.einsum("trd,dtr->tr", h, pf.take(model.head, chosen, axis=1))
+    if temperature != 1.0:
+        logits, picked = logits * (1.0 / temperature), picked * (1.0 / temperature)
+    # The max only keeps exp() in range: it cancels, so no gradient.
+    top = pf.stop_gradient(logits.max(axis=-1))
+    spread = pf.exp(logits - pf.stop_gradient(logits.max(axis=-1, keepdims=True)))
+    return picked - (top + pf.log(spread.sum(axis=-1)))
+
+
+def _project(linear: Linear, x: TensorLike, spec: str, *split: int) -> TensorLike:
+    """x @ w + b with w's output dim split into `split` (heads first)."""
+    w = linear.w.reshape(linear.w.shape[0], *split)
+    y = pf.einsum(spec, x, w)
+    return y + linear.b.reshape(*split) if linear.b is not None else y
+
+
+def _rotate(attn, x: TensorLike, at: TensorLike, spec: str) -> TensorLike:
+    """Rotary embedding of x (T, rows, ..., head_dim) at each step's position
+    (nn.rope.rotary, its angles (T, head_dim) spread by einsum)."""
+    hd, half = attn.hd, attn.hd // 2
+    program = x.program
+    real = pf.dtypes.numpy_dtype(x.dtype)
+    freq = np.asarray(attn.frequencies)
+    inv = program.constant_array(np.concatenate([freq, freq]).astype(real))
+    angle = pf.einsum("t,e->te", at, inv)
+    perm = program.constant_array(np.concatenate([np.arange(half, hd), np.arange(half)]), "i64")
+    sign = program.constant_array(np.concatenate([-np.ones(half), np.ones(half)]).astype(real))
+    rotated = pf.take(x, perm, axis=-1) * sign
+    return pf.einsum(spec, x, pf.cos(angle)) + pf.einsum(spec, rotated, pf.sin(angle))
+
+
+def _attention(attn, x: TensorLike, at, causal, prefix) -> TensorLike:
+    """Causal attention of every step over the steps up to it (and the
+    shared prefix): (T, rows, d) -> (T, rows, d)."""
+    kvh, hd = attn.kvh, attn.hd
+    g = attn.h // kvh
+    q = _project(attn.q, x, "trd,dkge->trkge", kvh, g, hd)
+    k = _project(attn.k, x, "trd,dke->trke", kvh, hd)
+    v = _project(attn.v, x, "trd,dke->trke", kvh, hd)
+    if attn.q_norm is not None:
+        q, k = attn.q_norm(q), attn.k_norm(k)
+    if attn.rope:
+        q = _rotate(attn, q, at, "trkge,te->trkge")
+        k = _rotate(attn, k, at, "trke,te->trke")
+    scale = 1.0 / math.sqrt(hd)
+    own = pf.einsum("trkge,srke->rkgts", q, k) * scale + causal
+    if prefix is None:
+        out = pf.einsum("rkgts,srke->trkge", pf.softmax(own, axis=-1), v)
+    else:
+        if x.shape[1] % prefix.group:
+            raise ProgramError("a shared prefix is read by rows in whole groups")
+        # Row r reads prefix row r // group: the prefix's keys gathered per row.
+        spread = np.arange(x.shape[1]) // prefix.group
+        row_of = attn.program.constant_array(spread.astype(np.int64), "i64")
+        pk = pf.take(prefix.keys, row_of, axis=1)
+        pv = pf.take(prefix.values, row_of, axis=1)
+        shared = pf.einsum("trkge,srke->rkgts", q, pk) * scale + prefix.bias
+        top = pf.maximum(shared.max(axis=-1, keepdims=True), own.max(axis=-1, keepdims=True))
+        top = pf.stop_gradient(top)
+        e_shared, e_own = pf.exp(shared - top), pf.exp(own - top)
+        total = e_shared.sum(axis=-1, keepdims=True) + e_own.sum(axis=-1, keepdims=True)
+        out = pf.einsum("rkgts,srke->rkgte", e_shared, pv)
+        out = out + pf.einsum("rkgts,srke->rkgte", e_own, v)
+        out = pf.einsum("rkgte,rkgt->trkge", out, 1.0 / total.sum(axis=-1))
+    wo = attn.o.w.reshape(kvh, g, hd, attn.o.w.shape[1])
+    y = pf.einsum("trkge,kged->trd", out, wo)
+    return y + attn.o.b if attn.o.b is not None else y

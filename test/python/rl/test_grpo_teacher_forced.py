@@ -12,6 +12,8 @@ The graph no longer runs the reference inside the generation loop."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -19,7 +21,7 @@ pytest.importorskip("torch")  # test_grpo_program's helpers import it
 
 import pdg.frontend as pf  # noqa: E402
 from pdg.interpreter import interpret  # noqa: E402
-from pdg.nn import DecoderConfig, GPTConfig  # noqa: E402
+from pdg.nn import AttentionPattern, DecoderConfig, GPTConfig  # noqa: E402
 from pdg.programs import build_grpo  # noqa: E402
 
 from .test_grpo_program import GRPO, NEW, TOK, WIDTH, parity_reward, prompts  # noqa: E402
@@ -48,17 +50,17 @@ def assert_same_tokens(a, b) -> None:
         np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
 
 
+def grpo(config: DecoderConfig, teacher_forced: bool = True, **options):
+    """The task's GRPO program (no optimizer: the gradients are outputs)."""
+    options.setdefault("microbatch", MICROBATCH)
+    return build_grpo(
+        config, GRPO, parity_reward, eos=TOK.eos, prompt_width=WIDTH, max_new_tokens=NEW,
+        teacher_forced_reference=teacher_forced, **options,
+    )  # fmt: skip
+
+
 def run(config: DecoderConfig, teacher_forced: bool, compiled_into=None):
-    program = build_grpo(
-        config,
-        GRPO,
-        parity_reward,
-        eos=TOK.eos,
-        prompt_width=WIDTH,
-        max_new_tokens=NEW,
-        microbatch=MICROBATCH,
-        teacher_forced_reference=teacher_forced,
-    )
+    program = grpo(config, teacher_forced)
     policy = program.policy.init_weights(seed=1, scale=0.5)
     reference = program.policy.init_weights(seed=2, scale=0.5)
     batch = prompts(1, 2 * MICROBATCH, seed=4, cut=True)
@@ -106,13 +108,7 @@ def test_the_reference_leaves_the_generation_loop():
     t; teacher-forced, none is: they run once, over the whole of t."""
 
     def reference_values_over_t(teacher_forced: bool) -> list[str]:
-        program, _ = None, None
-        program = build_grpo(
-            gpt("f32"), GRPO, parity_reward, eos=TOK.eos, prompt_width=WIDTH,
-            max_new_tokens=NEW, microbatch=MICROBATCH, teacher_forced_reference=teacher_forced,
-        )  # fmt: skip
-        graph = program.program.build()
-        text = str(graph)
+        text = str(grpo(gpt("f32"), teacher_forced).program.build())
         return [line for line in text.splitlines() if "ref_h0_attn" in line and "[p, t]" in line]
 
     assert reference_values_over_t(False)
@@ -120,19 +116,8 @@ def test_the_reference_leaves_the_generation_loop():
 
 
 def test_unsupported_references_are_refused_with_a_hint():
-    window = gpt("f32")
-    from dataclasses import replace
-
-    from pdg.nn import AttentionPattern
-
-    window = replace(window, pattern=AttentionPattern("window", 2))
+    window = replace(gpt("f32"), pattern=AttentionPattern("window", 2))
     with pytest.raises(pf.ProgramError, match="teacher_forced_reference: a layer attends"):
-        build_grpo(
-            window, GRPO, parity_reward, eos=TOK.eos, prompt_width=WIDTH, max_new_tokens=NEW,
-            microbatch=MICROBATCH, teacher_forced_reference=True,
-        )  # fmt: skip
+        grpo(window)
     with pytest.raises(pf.ProgramError, match="needs the group layout"):
-        build_grpo(
-            gpt("f32"), GRPO, parity_reward, eos=TOK.eos, prompt_width=WIDTH,
-            max_new_tokens=NEW, layout="completion", teacher_forced_reference=True,
-        )  # fmt: skip
+        grpo(gpt("f32"), layout="completion", microbatch=1)

@@ -10,9 +10,10 @@
    a node body the same temporaries each step, and fresh pages from the
    kernel cost a page fault each on first touch. Kept and live bytes
    together stay within the most this process has had live (the highest
-   peak of its runs so far, this one's included): an allocation no kept block fits releases
-   the least recently kept ones until the new block fits under that bound,
-   so kept memory never raises the process's high-water mark, and a run of
+   peak of its runs so far, this one's included): an allocation no kept
+   block fits releases the least recently kept ones until the new block
+   fits under that bound, so kept memory never raises the process's
+   high-water mark, and a run of
    other sizes (the first run after a warm-up of fewer iterations) still
    reuses every block whose size it shares. A store that grows releases them
    all. Cached bytes are not live.

@@ -83,6 +83,18 @@ def rotary(
     position: the two halves of the last axis rotate by position * freq
     (the rotate-half convention). `frequencies` (head_dim // 2,), e.g. from
     rope_frequencies(), replace the default ones of `base`."""
+    inv, rotated = rotary_parts(x, base, frequencies)
+    angle = position.astype(x.dtype) * inv
+    return x * pf.cos(angle) + rotated * pf.sin(angle)
+
+
+def rotary_parts(
+    x: TensorLike, base: float = 10000.0, frequencies: np.ndarray | None = None
+) -> tuple[TensorLike, TensorLike]:
+    """What rotary() rotates x by, apart from the position: the inverse
+    frequencies of the head dim's lanes (head_dim,), and x with its halves
+    swapped and the first negated (rotate_half). x at angles a is then
+    x * cos(a) + rotated * sin(a), a = position * inv."""
     program = x.program
     hd = x.shape[-1]
     if hd is None or hd % 2:
@@ -97,9 +109,7 @@ def rotary(
         )
     real = pf.dtypes.numpy_dtype(x.dtype)
     inv = program.constant_array(np.concatenate([frequencies, frequencies]).astype(real))
-    angle = position.astype(x.dtype) * inv
     # rotate_half(x) = concat(-x2, x1) as one gather and a sign flip.
     perm = program.constant_array(np.concatenate([np.arange(half, hd), np.arange(half)]), "i64")
     sign = program.constant_array(np.concatenate([-np.ones(half), np.ones(half)]).astype(real))
-    rotated = pf.take(x, perm, axis=-1) * sign
-    return x * pf.cos(angle) + rotated * pf.sin(angle)
+    return inv, pf.take(x, perm, axis=-1) * sign

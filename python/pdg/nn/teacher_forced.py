@@ -26,19 +26,16 @@ from pdg.frontend import ProgramError, TensorLike
 
 from .decoder import HIDDEN_SCORE, Decoder, Prefix
 from .layers import Linear
+from .rope import rotary_parts
 
 
 def unsupported(model: Decoder) -> str | None:
     """Why `model` has no teacher-forced form here (None: it has one)."""
-    if model.shards is not None:
+    if model.shards is not None:  # then its projections are not plain Linears
         return "its weights are split over ranks"
-    if model.wpe is None and not all(attn.rope for _, attn, _, _ in model.blocks):
-        return "it has neither learned nor rotary positions"
     for _, attn, _, _ in model.blocks:
         if attn.pattern.kind != "full":
             return f"a layer attends with a '{attn.pattern.kind}' pattern"
-        if any(not isinstance(m, Linear) for m in (attn.q, attn.k, attn.v, attn.o)):
-            return "its projections are not plain linear layers"
     if any(isinstance(m, Linear) and m.adapter is not None and m.adapter_enabled
            for m in model.modules()):  # fmt: skip
         return "it has LoRA adapters enabled"
@@ -65,8 +62,7 @@ def sequence_log_probs(
         raise ProgramError(
             "sequence_log_probs takes tokens and chosen of (steps, rows) and positions of (steps,)"
         )
-    c = model.config
-    real = c.dtype
+    real = model.config.dtype
     rows = tokens.shape[1]
     where = pf.dtypes.numpy_dtype(real)
     ones_rows = model.program.constant_array(np.ones(rows, dtype=where))
@@ -93,9 +89,9 @@ def sequence_log_probs(
     if temperature != 1.0:
         logits, picked = logits * (1.0 / temperature), picked * (1.0 / temperature)
     # The max only keeps exp() in range: it cancels, so no gradient.
-    top = pf.stop_gradient(logits.max(axis=-1))
-    spread = pf.exp(logits - pf.stop_gradient(logits.max(axis=-1, keepdims=True)))
-    return picked - (top + pf.log(spread.sum(axis=-1)))
+    top = pf.stop_gradient(logits.max(axis=-1, keepdims=True))
+    spread = pf.exp(logits - top).sum(axis=-1)
+    return picked - (top.sum(axis=-1) + pf.log(spread))
 
 
 def _project(linear: Linear, x: TensorLike, spec: str, *split: int) -> TensorLike:
@@ -106,17 +102,10 @@ def _project(linear: Linear, x: TensorLike, spec: str, *split: int) -> TensorLik
 
 
 def _rotate(attn, x: TensorLike, at: TensorLike, spec: str) -> TensorLike:
-    """Rotary embedding of x (T, rows, ..., head_dim) at each step's position
-    (nn.rope.rotary, its angles (T, head_dim) spread by einsum)."""
-    hd, half = attn.hd, attn.hd // 2
-    program = x.program
-    real = pf.dtypes.numpy_dtype(x.dtype)
-    freq = np.asarray(attn.frequencies)
-    inv = program.constant_array(np.concatenate([freq, freq]).astype(real))
+    """Rotary embedding of x (T, rows, ..., head_dim) at each step's position:
+    nn.rope.rotary's, its angles (T, head_dim) spread over x by einsum."""
+    inv, rotated = rotary_parts(x, frequencies=attn.frequencies)
     angle = pf.einsum("t,e->te", at, inv)
-    perm = program.constant_array(np.concatenate([np.arange(half, hd), np.arange(half)]), "i64")
-    sign = program.constant_array(np.concatenate([-np.ones(half), np.ones(half)]).astype(real))
-    rotated = pf.take(x, perm, axis=-1) * sign
     return pf.einsum(spec, x, pf.cos(angle)) + pf.einsum(spec, rotated, pf.sin(angle))
 
 

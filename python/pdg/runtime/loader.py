@@ -71,6 +71,13 @@ class CompiledProgram:
                 "the program again"
             ) from None
 
+    def runtime_counter(self, name: str) -> int:
+        """A count the program's C runtime keeps (pdg/runtime.h), e.g.
+        `pdg_blas_calls` (sgemm calls so far) or `pdg_bytes_kept`."""
+        if name not in ("pdg_blas_calls", "pdg_bytes_kept", "pdg_bytes_live", "pdg_bytes_peak"):
+            raise ValueError(f"no runtime counter '{name}'")
+        return ctypes.c_int64.in_dll(self._entry.library, name).value
+
     @property
     def launch_symbols(self) -> dict[str, dict]:
         return {s["name"]: s for s in self.manifest["symbols"] if s["kind"] == "launch"}

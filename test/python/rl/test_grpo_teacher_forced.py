@@ -67,14 +67,12 @@ def run(config: DecoderConfig, teacher_forced: bool, compiled_into=None):
     inputs = program.inputs(policy, reference, batch, seed=9)
     symbols = program.symbols(inputs)
     if compiled_into is None:
-        return program, interpret(
-            program.program.build(), inputs, symbols=symbols, udfs=program.udfs
-        ).outputs
+        return interpret(program.program.build(), inputs, symbols=symbols, udfs=program.udfs).outputs
     from pdg.lowering.artifact import compile_module
     from pdg.runtime import load
 
     compile_module(program.program.build(), compiled_into, gpu=False)
-    return program, load(compiled_into).run(inputs, symbols, udfs=program.udfs).outputs
+    return load(compiled_into).run(inputs, symbols, udfs=program.udfs).outputs
 
 
 @pytest.mark.parametrize(
@@ -83,8 +81,8 @@ def run(config: DecoderConfig, teacher_forced: bool, compiled_into=None):
     ids=["gpt2", "llama", "qwen3"],
 )
 def test_the_teacher_forced_reference_gives_the_stepwise_program(config):
-    _, stepwise = run(config, teacher_forced=False)
-    _, forced = run(config, teacher_forced=True)
+    stepwise = run(config, teacher_forced=False)
+    forced = run(config, teacher_forced=True)
     grads = sorted(k for k in stepwise if k.startswith("g_"))
     assert len(grads) > 10
     assert_same_tokens(forced["tokens"], stepwise["tokens"])
@@ -96,8 +94,8 @@ def test_the_teacher_forced_reference_gives_the_stepwise_program(config):
 
 
 def test_compiled_teacher_forced_reference_matches_the_interpreter(tmp_path):
-    _, want = run(gpt("f32"), teacher_forced=True)
-    _, got = run(gpt("f32"), teacher_forced=True, compiled_into=tmp_path / "grpo.pdgx")
+    want = run(gpt("f32"), teacher_forced=True)
+    got = run(gpt("f32"), teacher_forced=True, compiled_into=tmp_path / "grpo.pdgx")
     assert_same_tokens(got["tokens"], want["tokens"])
     for key in ["loss", "kl", *(k for k in want if k.startswith("g_"))]:
         np.testing.assert_allclose(got[key], want[key], rtol=1e-5, atol=1e-5, err_msg=key)

@@ -42,6 +42,7 @@ import argparse
 import importlib.util
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -174,11 +175,22 @@ def run_pdg_one(args) -> dict:
         return [[p for p, _ in task.problems(rng, args.prompts)] for _ in range(n)]
 
     state, _ = trainer.run(state, batches(2))
+    program = trainer.run_grpo
+    calls = program.runtime_counter("pdg_blas_calls")
+    used = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     trainer.run(state, batches(args.iterations))
-    seconds = (time.perf_counter() - start) / args.iterations
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = after.ru_utime - used.ru_utime + after.ru_stime - used.ru_stime
     return {
-        "ms_per_iteration": 1e3 * seconds,
+        "ms_per_iteration": 1e3 * seconds / args.iterations,
+        # Where the time goes, for the timed call: the cores it kept busy,
+        # the fresh pages it touched, the sgemm calls (each packs its weight).
+        "cores_busy": cpu / seconds,
+        "minor_faults": after.ru_minflt - used.ru_minflt,
+        "sgemm_calls_per_iteration": (program.runtime_counter("pdg_blas_calls") - calls)
+        / args.iterations,
         "generation_ms": None,  # generation, reference and update in one program
         "reference_ms": None,
         "update_ms": None,

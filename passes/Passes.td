@@ -318,6 +318,26 @@ def PdgCheckIndices : Pass<"pdg-check-indices", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def PdgScatterIndexAdds : Pass<"pdg-scatter-index-adds", "::mlir::ModuleOp"> {
+  let summary = "Run index_add (take's gradient) as a scatter, not a dense compare";
+  let description = [{
+    A linalg.generic on buffers that adds g into out where idx == the loop
+    over one of out's dims (out[v, ...] += idx[n] == v ? g[n, ...] : 0, as
+    the frontend writes index_add) becomes loops over every other dim that
+    add each g element to the row its index names. The dense form costs
+    (table rows x indices x row length) compares; the scatter costs one add
+    per g element. Indices outside the table add nothing, as before, and
+    each output element sums its terms in the same order. Run it after
+    bufferization, before the passes that split or tile linalg ops.
+  }];
+  let statistics = [
+    Statistic<"numScattered", "scattered", "index_add generics run as scatters">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def PdgCopiesToLinalg : Pass<"pdg-copies-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Rewrite memref.copy as linalg.copy (no C runner library at run time)";
   let description = [{

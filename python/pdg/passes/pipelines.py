@@ -85,7 +85,8 @@ def to_loops(
     split_in_loop: int = 65536,
     tiles_in_loop: int = 64,
 ) -> str:
-    """Products get their tiles, large ones sgemm calls (with `call_blas`:
+    """index_add (take's gradient) becomes a scatter. Products get their
+    tiles, large ones sgemm calls (with `call_blas`:
     the fewest multiply-adds and rows/columns of a call; see
     native.BLAS_MIN_FLOPS) and the rest register micro-kernels, then linalg
     becomes loops. Gathers are plain loads from here, and those at indices
@@ -100,7 +101,8 @@ def to_loops(
         min_flops, min_dim = call_blas
         blas = f"pdg-call-blas{{min-flops={min_flops} min-dim={min_dim}}},"
     return (
-        "pdg-copies-to-linalg,"
+        # take's gradient as a scatter before anything tiles it as a dense op.
+        "pdg-scatter-index-adds,pdg-copies-to-linalg,"
         "pdg-parallelize-large-ops{"
         f"min-work-in-loop={split_in_loop} tiles-in-loop={tiles_in_loop}}},"
         f"{blas}pdg-register-tile-contractions,"

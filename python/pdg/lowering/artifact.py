@@ -165,7 +165,7 @@ def _compile(
         if others:  # one function computes several nodes: name them all
             check["value"] += f" (or {', '.join(others)}: the same code)"
     lap("lower to LLVM")
-    description["memory"] = _memory(lines, abi.shared)
+    description["memory"] = _memory(lines, abi.shared, {r["value"] for r in abi.returned})
     description = {"abi": abi.to_json(), **description, "index_checks": checks}
     with writing_artifact(out) as scratch:
         with _toolchain_step("native code"):
@@ -341,10 +341,11 @@ def _describe(graph) -> tuple[dict, list]:
     }, lines
 
 
-def _memory(lines: list, shared: dict) -> dict:
+def _memory(lines: list, shared: dict, returned: set[str]) -> dict:
     """The plan's peak: every store, but those that take turns in the
-    shared block (lowering/arena.py) count as the block's bytes once."""
-    in_block = set(shared["stores"])
+    shared block (lowering/arena.py) count as the block's bytes once, and
+    outputs returned as the slot they copied (returned_slots.py) not at all."""
+    in_block = set(shared["stores"]) | returned
     total = peak([line for line in lines if line.name not in in_block])
     if shared["bytes"]:
         total[()] = total.get((), 0) + shared["bytes"]

@@ -28,6 +28,7 @@ from .collectives import CollectiveEmitter
 from .loops import LENGTHS, Loop, LoopEmitter
 from .model import Case, LoweringModel, Node
 from .partials import PartialSumEmitter
+from .returned_slots import returned_slots, slot_view
 from .text import DYNAMIC, MemRef, Writer, c_identifier, cast, symbol
 from .views import ViewEmitter
 
@@ -55,6 +56,9 @@ class EntryABI:
     collectives: list[dict] = field(default_factory=list)
     # the block of stores that take turns (arena.py): its bytes and theirs
     shared: dict = field(default_factory=lambda: {"bytes": 0, "stores": []})
+    # {output, value, store} per output returned as the one-slot store it copied
+    # (returned_slots.py): the output has no store of its own
+    returned: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         def memref(t: MemRef) -> dict:
@@ -73,6 +77,7 @@ class EntryABI:
             "grow_stores": self.grow_stores,
             "collectives": self.collectives,
             "shared": self.shared,
+            "returned": self.returned,
         }
 
 
@@ -110,6 +115,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         self.arena: str | None = None  # SSA of the shared block
         self.in_block: set[int] = set()  # id(value) of the stores in it
         self.shared: dict = {"bytes": 0, "stores": []}
+        self.returned: dict[int, Value] = {}  # returned_slots.py: id(output) -> its slot's value
 
     # --- sizes and symbols ----------------------------------------------------
 
@@ -179,6 +185,13 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             )
             check_static_size(buf)
             self.buffers[id(store.value)] = buf
+        # A returned slot is handed to the caller: its own allocation.
+        self.returned = returned_slots(graph, self.buffers)
+        keep_own |= {id(p) for p in self.returned.values()}
+        for store in self.m.stores.values():
+            buf = self.buffers[id(store.value)]
+            if id(store.value) in self.returned:
+                continue  # a view of its slot, below
             if shareable(buf) and id(store.value) not in keep_own:
                 buf.ssa = w.fresh("store")  # defined once lifetimes are known
                 self.candidates.append(buf)
@@ -223,6 +236,9 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
                         owner=buf,
                     )
                     self.side_buffers.append(side)
+        for out, p in self.returned.items():
+            buf, slot = self.buffers[out], self.buffers[id(p)]
+            buf.ssa = w.op(slot_view(slot, buf).replace("%SLOT", slot.ssa), "store")
 
     def place_shared(self) -> None:
         """After the emission: the candidates whose lifetimes are known
@@ -349,6 +365,8 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         """`nodes` in order, consecutive ones sharing a parallel loop where
         they can."""
         run: list[Node] = []
+        # An output returned as its slot has nothing to compute.
+        nodes = [n for n in nodes if id(n.value) not in self.returned]
         for n in nodes:
             if run and self.joins(run, n, point):
                 run.append(n)
@@ -595,6 +613,8 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
                 )
             outputs.append((name, buf))
             returned.add(id(v))
+            if id(v) in self.returned:  # its slot goes with it
+                returned.add(id(self.returned[id(v)]))
         dims = self.m.graph.dims
         lengths = [
             (x.dim.name, x.dim.symbol, list(x.groups), [dims[g].bound for g in x.groups])
@@ -641,6 +661,11 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             self.grow_stores,
             self.collectives,
             self.shared,
+            [
+                {"output": name, "value": v.name, "store": p.name}
+                for name, v in graph.outputs
+                if (p := self.returned.get(id(v))) is not None
+            ],
         )
         return text, abi
 

@@ -142,23 +142,29 @@ class Entry:
         finally:
             for d in descriptors[n:]:
                 self._free(d.allocated)
+        # Outputs naming one value share its buffer: one owner frees it once.
+        owners: dict[int, _Buffer] = {}
         outputs = {
             spec["name"]: _trim(
-                self._owned(d, len(spec["shape"]), spec["element"]), spec["domain"], lengths
+                self._owned(d, len(spec["shape"]), spec["element"], owners),
+                spec["domain"],
+                lengths,
             )
             for spec, d in zip(self.abi["outputs"], descriptors[:n], strict=True)
         }
         return outputs, bounds
 
-    def _owned(self, d, rank: int, element: str) -> np.ndarray:
-        """An array viewing the buffer of descriptor `d`, which it owns: the
-        buffer is freed when the last array viewing it goes."""
+    def _owned(self, d, rank: int, element: str, owners: dict[int, _Buffer]) -> np.ndarray:
+        """An array viewing the buffer of descriptor `d`, which it owns with
+        the other arrays of `owners` viewing it: the buffer is freed when
+        the last of them goes."""
         dtype = np.dtype(ELEMENTS[element])
         sizes = tuple(d.sizes[i] for i in range(rank))
-        if 0 in sizes:
-            self._free_result(d.allocated)
+        if d.allocated not in owners:
+            owners[d.allocated] = _Buffer(self._free_result, d.allocated)
+        if 0 in sizes:  # freed with `owners` unless another output views it
             return np.zeros(sizes, dtype)
-        owner = _Buffer(self._free_result, d.allocated)
+        owner = _ViewOf(owners[d.allocated])
         owner.__array_interface__ = {
             "version": 3,
             "shape": sizes,
@@ -265,8 +271,8 @@ class Entry:
 
 
 class _Buffer:
-    """A buffer the compiled code allocated, which arrays now view (their
-    base); freed when the last of them goes."""
+    """A buffer the compiled code allocated, which arrays now view; freed
+    when the last of them goes."""
 
     def __init__(self, free: Callable, allocated: int):
         self._free = free
@@ -274,6 +280,14 @@ class _Buffer:
 
     def __del__(self) -> None:
         self._free(self._allocated)
+
+
+class _ViewOf:
+    """The base of one output's array: its shape and strides over a
+    `_Buffer` (several outputs may view one buffer)."""
+
+    def __init__(self, buffer: _Buffer):
+        self._buffer = buffer
 
 
 def _trim(array: np.ndarray, domain: list[str], lengths: dict) -> np.ndarray | list:

@@ -39,7 +39,7 @@ def PdgDeduplicate : Pass<"pdg-dedup", "::mlir::pdg::GraphOp"> {
 }
 
 def PdgFuseProducers : Pass<"pdg-fuse", "::mlir::pdg::GraphOp"> {
-  let summary = "Compute a node inside its only reader when it reads it at the same point";
+  let summary = "Compute a node inside its readers when they read it at their own point";
   let description = [{
     A node with one case (unconditional, or guarded exactly as the reading
     case), read only by one other node over
@@ -48,9 +48,13 @@ def PdgFuseProducers : Pass<"pdg-fuse", "::mlir::pdg::GraphOp"> {
     is cloned where the reader used it. Each point still computes it once;
     the store between the two, its loop nest and its call disappear. Chains
     of elementwise nodes (gradients, optimizer updates, normalizations)
-    become one node. Outputs, `until` values, udfs and producers with
-    symbols their reader does not bind are left alone. Repeated to a
-    fixpoint.
+    become one node. A producer with several such readers is computed in
+    each of them when its body only spreads small reads over a value at
+    least 4x their size, element by element, with no reduction (a one-hot
+    of sampled tokens over the vocabulary, read by a step and by its
+    gradient): computing it again costs less than its store. Outputs,
+    `until` values, udfs and producers with symbols their reader does not
+    bind are left alone. Repeated to a fixpoint.
   }];
   let statistics = [
     Statistic<"numFused", "fused-nodes", "Number of nodes computed inside their reader">

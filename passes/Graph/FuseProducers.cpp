@@ -17,6 +17,13 @@
 // the consumer's case that reads it, and symbols its consumer also binds;
 // outputs, `until` values and udfs are never fused.
 //
+// A producer with several such readers is computed in each of them when it
+// only spreads small reads over a value at least 4x their size, element by
+// element (a one-hot of the sampled tokens over the vocabulary, read by the
+// log-prob's step and by its gradient's): storing it would cost more than
+// computing it twice, and a value read in another loop nest (a backward
+// pass) would be kept for every step.
+//
 //===----------------------------------------------------------------------===//
 
 #include "AffineSyntax.h"
@@ -24,6 +31,7 @@
 #include "Passes.h"
 #include "PdgOps.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::pdg {
@@ -61,33 +69,76 @@ bool covered(NodeOp p, NodeOp c, unsigned k) {
          (p.getSymbols() == c.getSymbols() && own == c.getCondition(k));
 }
 
-/// The one node that reads `p` (only at its own point), if fusing is legal.
-NodeOp fusableConsumer(NodeOp p) {
-  if (p.getCases().size() != 1)
-    return {};
-  NodeOp c;
-  for (Operation *user : p.getResult().getUsers()) {
-    auto node = dyn_cast<NodeOp>(user);
-    if (!node || node == p || (c && node != c))
-      return {};
-    c = node;
+/// A value this many times larger than what its body reads is computed again
+/// in each of its readers rather than stored (see `recomputable`).
+constexpr int64_t kExpansion = 4;
+
+int64_t staticElements(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && t.hasStaticShape() ? t.getNumElements() : -1;
+}
+
+/// Whether p is cheaper to compute in each of its readers than to store:
+/// its body only spreads small reads over a large value, element by element
+/// (a one-hot from token ids, a mask from positions), with no reduction.
+bool recomputable(NodeOp p) {
+  int64_t out = staticElements(p.getValueType().getPointType());
+  if (out < 0)
+    return false;
+  Block &body = p.getCases()[0].front();
+  int64_t in = 0;
+  for (BlockArgument a : body.getArguments()) {
+    int64_t n = staticElements(a.getType());
+    if (n < 0)
+      return false;
+    in += n;
   }
-  if (!c || c.getValueType().getDomain() != p.getValueType().getDomain())
-    return {};
+  if (in * kExpansion > out)
+    return false;
+  bool reduces = false;
+  body.walk([&](linalg::LinalgOp op) { reduces |= op.getNumReductionLoops() > 0; });
+  return !reduces;
+}
+
+/// Whether `c` may compute p (read only at its own point) in its body.
+bool canFuseInto(NodeOp p, NodeOp c) {
+  if (c.getValueType().getDomain() != p.getValueType().getDomain())
+    return false;
   for (auto [i, input] : llvm::enumerate(c.getInputs()))
     if (input == p.getResult() && !isIdentity(c.getAccess(i)))
-      return {};
+      return false;
   for (unsigned k = 0, n = c.getCases().size(); k < n; ++k) {
     unsigned start = c.getCaseInputStart(k);
     unsigned count = c.getCases()[k].getNumArguments();
     for (unsigned i = start; i < start + count; ++i)
       if (c.getInputs()[i] == p.getResult() && !covered(p, c, k))
-        return {};
+        return false;
   }
   for (Attribute s : p.getSymbols())
     if (!llvm::is_contained(c.getSymbols(), s))
+      return false;
+  return true;
+}
+
+/// A node that reads `p` and computes it in its body: the only one, or,
+/// when p is recomputable, the first of several that all may.
+NodeOp fusableConsumer(NodeOp p) {
+  if (p.getCases().size() != 1)
+    return {};
+  llvm::SmallVector<NodeOp> readers;
+  for (Operation *user : p.getResult().getUsers()) {
+    auto node = dyn_cast<NodeOp>(user);
+    if (!node || node == p)
       return {};
-  return c;
+    if (!llvm::is_contained(readers, node))
+      readers.push_back(node);
+  }
+  if (readers.empty() || (readers.size() > 1 && !recomputable(p)))
+    return {};
+  for (NodeOp c : readers)
+    if (!canFuseInto(p, c))
+      return {};
+  return readers.front();
 }
 
 struct FuseProducers : mlir::pdg::impl::PdgFuseProducersBase<FuseProducers> {
@@ -205,8 +256,10 @@ struct FuseProducers : mlir::pdg::impl::PdgFuseProducersBase<FuseProducers> {
     c.getResult().replaceAllUsesWith(fused.getResult());
     c->dropAllReferences();
     c->erase();
-    p->dropAllReferences();
-    p->erase();
+    if (p.getResult().use_empty()) { // else computed again in its other readers
+      p->dropAllReferences();
+      p->erase();
+    }
     return fused;
   }
 };

@@ -91,3 +91,54 @@ pdg.graph @kept {
   pdg.output "r2" %r2 : !v
   pdg.output "shared" %shared : !v
 }
+
+// -----
+
+!ids = !pdg.value<[b, t], tensor<8xi64>>
+!v = !pdg.value<[b, t], tensor<8x64xf32>>
+
+// A producer with several readers is computed in each of them when it
+// spreads small reads over a value at least 4x their size, element by
+// element: the one-hot of eight ids over 64 entries (8 + 64 elements read,
+// 512 written) is read by the step and by its gradient. `twice` (as large
+// as what it reads) keeps its store.
+// CHECK-LABEL: pdg.graph @recomputed
+// CHECK-NOT: pdg.node "hot"
+// CHECK: pdg.node "twice"
+// CHECK: %logp = pdg.node "logp" [b, t] (%{{.*}} = %x[b, t] : !pdg.value<[b, t], tensor<8x64xf32>>, %{{.*}} = %twice[b, t] : !pdg.value<[b, t], tensor<8x64xf32>>, %{{.*}} = %ids[b, t] : !pdg.value<[b, t], tensor<8xi64>>, %{{.*}} = %vocab[] : !pdg.value<[], tensor<64xi64>>)
+// CHECK: linalg.generic
+// CHECK: arith.cmpi eq
+// CHECK: %grad = pdg.node "grad" [b, t] (%{{.*}} = %twice[b, t] : !pdg.value<[b, t], tensor<8x64xf32>>, %{{.*}} = %ids[b, t] : !pdg.value<[b, t], tensor<8xi64>>, %{{.*}} = %vocab[] : !pdg.value<[], tensor<64xi64>>)
+// CHECK: arith.cmpi eq
+pdg.graph @recomputed {
+  pdg.dim @b < launch B
+  pdg.dim @t < 8
+  %x = pdg.input "x" : !v
+  %ids = pdg.input "ids" : !ids
+  %vocab = pdg.input "vocab" : !pdg.value<[], tensor<64xi64>>
+  %hot = pdg.node "hot" [b, t] (%i = %ids[b, t] : !ids, %w = %vocab[] : !pdg.value<[], tensor<64xi64>>) -> tensor<8x64xf32> {
+    %e = tensor.empty() : tensor<8x64xf32>
+    %h = linalg.generic {indexing_maps = [affine_map<(r, v) -> (r)>, affine_map<(r, v) -> (v)>, affine_map<(r, v) -> (r, v)>], iterator_types = ["parallel", "parallel"]} ins(%i, %w : tensor<8xi64>, tensor<64xi64>) outs(%e : tensor<8x64xf32>) {
+    ^bb0(%a: i64, %c: i64, %o: f32):
+      %same = arith.cmpi eq, %a, %c : i64
+      %one = arith.uitofp %same : i1 to f32
+      linalg.yield %one : f32
+    } -> tensor<8x64xf32>
+    pdg.yield %h : tensor<8x64xf32>
+  }
+  %twice = pdg.node "twice" [b, t] (%p = %x[b, t] : !v) -> tensor<8x64xf32> {
+    %e = arith.addf %p, %p : tensor<8x64xf32>
+    pdg.yield %e : tensor<8x64xf32>
+  }
+  %logp = pdg.node "logp" [b, t] (%p = %x[b, t] : !v, %h = %hot[b, t] : !v, %q = %twice[b, t] : !v) -> tensor<8x64xf32> {
+    %e = arith.mulf %p, %h : tensor<8x64xf32>
+    %f = arith.addf %e, %q : tensor<8x64xf32>
+    pdg.yield %f : tensor<8x64xf32>
+  }
+  %grad = pdg.node "grad" [b, t] (%q = %twice[b, t] : !v, %h = %hot[b, t] : !v) -> tensor<8x64xf32> {
+    %e = arith.mulf %q, %h : tensor<8x64xf32>
+    pdg.yield %e : tensor<8x64xf32>
+  }
+  pdg.output "logp" %logp : !v
+  pdg.output "grad" %grad : !v
+}

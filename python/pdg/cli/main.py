@@ -297,6 +297,43 @@ def viz_command(program: str, output: str, plan: bool) -> None:
         click.echo(f"wrote {path}")
 
 
+@cli.command("memory")
+@click.argument("program", metavar="PROGRAM.pdgx")
+@click.option(
+    "--symbols",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Launch bounds, e.g. P=1 (repeatable); dynamic bounds are taken at their max.",
+)
+@click.option("--top", default=20, show_default=True, help="How many of the largest stores.")
+def memory_command(program: str, symbols: tuple[str, ...], top: int) -> None:
+    """Show where PROGRAM's planned peak memory goes, store by store (the
+    plan counts stores; a run also holds its bodies' temporaries and a
+    partial sum per chunk of points)."""
+    from pdg.runtime import load
+
+    plan = load(program).plan(common.parse_symbols(symbols, "--symbols"))
+    mib = 2**20
+    at = ", ".join(f"{k}={v}" for k, v in sorted(plan.values.items())) or "no symbols"
+    click.echo(f"planned peak of {program} at {at}: {plan.peak / mib:.1f} MiB")
+    placed = plan.by_placement()
+    apart = sum(s.bytes for s in plan.stores if s.placed == "block")
+    click.echo(
+        f"  inputs {placed.get('input', 0) / mib:.1f} MiB, stores of their own "
+        f"{placed.get('own', 0) / mib:.1f} MiB, shared block {plan.block / mib:.1f} MiB "
+        f"(its {sum(s.placed == 'block' for s in plan.stores)} stores apart: {apart / mib:.1f} MiB)"
+    )
+    returned = [s.value for s in plan.stores if s.placed == "returned"]
+    if returned:
+        click.echo(f"  {len(returned)} outputs returned as the slot they copy (no bytes of their own)")
+    kinds = ", ".join(f"{k} {v / mib:.1f}" for k, v in plan.by_kind().items())
+    click.echo(f"  by kind (MiB, each store apart): {kinds}")
+    click.echo(f"  {'MiB':>9}  {'kind':<9} {'placed':<6} {'value':<32} extents x point")
+    for s in plan.stores[: max(top, 0)]:
+        shape = f"[{', '.join(s.extents)}] x [{', '.join(s.point)}] {s.element}"
+        click.echo(f"  {s.bytes / mib:9.1f}  {s.kind:<9} {s.placed:<6} {s.value:<32} {shape}")
+
+
 cli.add_command(generate_command)
 cli.add_command(train_command)
 

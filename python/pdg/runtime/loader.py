@@ -28,6 +28,7 @@ import numpy as np
 
 from .cpu import RUNTIME_VERSION, Entry, StoppedError, UdfError
 from .formula import FormulaError, evaluate, from_json
+from .plan_breakdown import Breakdown, breakdown
 from .manifest import DESCRIBED, LIBRARY, ArtifactError, read_manifest
 from .memref import ELEMENTS, from_npy_bf16
 from .mpi import Binding, MpiError, World, report_and_abort, world_of
@@ -189,6 +190,16 @@ class CompiledProgram:
         if total is None:
             raise ArtifactError("the manifest's memory plan names symbols it does not describe")
         return total, memory["formula"], values
+
+    def plan(self, symbols: Mapping[str, int]) -> Breakdown:
+        """The memory plan store by store at these launch symbols (dynamic
+        bounds at their max), largest first: see plan_breakdown.py."""
+        values = self._check_symbols(dict(symbols))
+        _, _, values = self.planned_peak(values)
+        try:
+            return breakdown(self.manifest, values)
+        except FormulaError as e:
+            raise ArtifactError(f"the manifest's memory plan is damaged ({e})") from None
 
     def _check_memory(self, symbols: dict[str, int], limit: int | None) -> int:
         """The limit in bytes for this run (its inputs included, as in the

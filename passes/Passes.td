@@ -375,6 +375,21 @@ def PdgDecomposeAggregates : Pass<"pdg-decompose-aggregates", "::mlir::ModuleOp"
                            "::mlir::tensor::TensorDialect"];
 }
 
+def PdgFuseElementwise : Pass<"pdg-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Fuse chains of elementwise linalg ops in a body into one loop nest";
+  let description = [{
+    On tensors, before bufferization: a linalg.generic whose loops are all
+    parallel, used only by another such generic, is computed inside it
+    (upstream's elementwise fusion, restricted). A chain of elementwise ops
+    (an optimizer's update, an activation and its gradient) then runs as
+    one loop nest with no temporary per intermediate. Contractions and
+    reductions are not fused into (their kernels match them whole), and no
+    producer is computed twice. Each element sees the same scalar ops in
+    the same order.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def PdgInterchangeReductions : Pass<"pdg-interchange-reductions", "::mlir::ModuleOp"> {
   let summary = "Run reductions outside the output's contiguous dim (vectorizable inner loops)";
   let description = [{

@@ -46,6 +46,8 @@ BUFFERIZE = (
     # tanh as exp (which libmvec vectorizes; scalar tanhf calls do not).
     "inline,symbol-dce,func.func(convert-elementwise-to-linalg,math-expand-ops{ops=tanh}),"
     "pdg-decompose-aggregates,"
+    # Elementwise chains (an optimizer's update) as one loop nest, no temporaries.
+    "pdg-fuse-elementwise,"
     "pdg-interchange-reductions,pdg-reassociate-reductions,cse,"
     "canonicalize,eliminate-empty-tensors,"
     "empty-tensor-to-alloc-tensor,"

@@ -325,7 +325,9 @@ def memory_command(program: str, symbols: tuple[str, ...], top: int) -> None:
     )
     returned = [s.value for s in plan.stores if s.placed == "returned"]
     if returned:
-        click.echo(f"  {len(returned)} outputs returned as the slot they copy (no bytes of their own)")
+        click.echo(
+            f"  {len(returned)} outputs returned as the slot they copy (no bytes of their own)"
+        )
     kinds = ", ".join(f"{k} {v / mib:.1f}" for k, v in plan.by_kind().items())
     click.echo(f"  by kind (MiB, each store apart): {kinds}")
     click.echo(f"  {'MiB':>9}  {'kind':<9} {'placed':<6} {'value':<32} extents x point")

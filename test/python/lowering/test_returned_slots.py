@@ -75,7 +75,7 @@ def test_final_state_is_returned_in_place_and_matches_the_interpreter(tmp_path):
         np.testing.assert_allclose(got[name], value, rtol=1e-12, atol=1e-12, err_msg=name)
 
 
-def test_the_plan_no_longer_counts_the_returned_outputs(tmp_path, monkeypatch):
+def test_the_plan_no_longer_counts_the_returned_outputs(tmp_path, monkeypatch, no_compile_cache):
     prog, _, _ = fit_program()
     _, in_place = compiled(tmp_path, prog, "in_place")
     monkeypatch.setattr(driver, "returned_slots", lambda graph, buffers: {})

@@ -317,11 +317,10 @@ def memory_command(program: str, symbols: tuple[str, ...], top: int) -> None:
     at = ", ".join(f"{k}={v}" for k, v in sorted(plan.values.items())) or "no symbols"
     click.echo(f"planned peak of {program} at {at}: {plan.peak / mib:.1f} MiB")
     placed = plan.by_placement()
-    apart = sum(s.bytes for s in plan.stores if s.placed == "block")
     click.echo(
         f"  inputs {placed.get('input', 0) / mib:.1f} MiB, stores of their own "
         f"{placed.get('own', 0) / mib:.1f} MiB, shared block {plan.block / mib:.1f} MiB "
-        f"(its {sum(s.placed == 'block' for s in plan.stores)} stores apart: {apart / mib:.1f} MiB)"
+        f"(its {sum(s.placed == 'block' for s in plan.stores)} stores apart: {plan.block_apart / mib:.1f} MiB)"
     )
     returned = [s.value for s in plan.stores if s.placed == "returned"]
     if returned:

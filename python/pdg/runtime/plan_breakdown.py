@@ -34,6 +34,7 @@ class StoreBytes:
 class Breakdown:
     peak: int  # the manifest's planned peak at these symbols
     block: int  # the shared block's bytes
+    block_apart: int  # its stores' bytes, each counted on its own (as if unshared)
     stores: list[StoreBytes]  # largest first
     values: dict[str, int]  # the symbols it was evaluated at
 
@@ -60,7 +61,7 @@ def breakdown(manifest: dict, values: dict[str, int]) -> Breakdown:
     """The plan of `manifest` at `values` (every symbol its stores name:
     launch symbols and dynamic bounds)."""
     abi = manifest["abi"]
-    shared = abi.get("shared", {"bytes": 0, "stores": []})
+    shared = abi.get("shared", {"bytes": 0, "apart": 0, "stores": []})
     in_block = set(shared["stores"])
     returned = {r["value"] for r in abi.get("returned", [])}
     stores = []
@@ -84,4 +85,4 @@ def breakdown(manifest: dict, values: dict[str, int]) -> Breakdown:
         )
     stores.sort(key=lambda s: -s.bytes)
     peak = evaluate(from_json(manifest["memory"]["peak"]), values) or 0
-    return Breakdown(peak, shared["bytes"], stores, dict(values))
+    return Breakdown(peak, shared["bytes"], shared["apart"], stores, dict(values))

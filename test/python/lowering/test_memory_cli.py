@@ -33,6 +33,10 @@ def test_the_placements_add_up_to_the_planned_peak(tmp_path):
     # w (6), m (2 x 3), their four moments, a (I x 4 x 6), y (I x 4) in
     # float64, and the step Adam starts at (8 bytes).
     assert inputs == 8 * (3 * 6 + 3 * 6 + ITERS * 4 * 6 + ITERS * 4) + 8
+    # What the block's stores would take apart (this plan's are small:
+    # 64-byte alignment makes the block larger than that sum).
+    in_block = [s.bytes for s in plan.stores if s.placed == "block"]
+    assert in_block and plan.block_apart == sum(in_block) and plan.block > 0
     assert [s.bytes for s in plan.stores] == sorted((s.bytes for s in plan.stores), reverse=True)
 
 

@@ -317,22 +317,28 @@ def memory_command(program: str, symbols: tuple[str, ...], top: int) -> None:
     at = ", ".join(f"{k}={v}" for k, v in sorted(plan.values.items())) or "no symbols"
     click.echo(f"planned peak of {program} at {at}: {plan.peak / mib:.1f} MiB")
     placed = plan.by_placement()
+    in_block = sum(s.placed == "block" for s in plan.stores)
     click.echo(
         f"  inputs {placed.get('input', 0) / mib:.1f} MiB, stores of their own "
         f"{placed.get('own', 0) / mib:.1f} MiB, shared block {plan.block / mib:.1f} MiB "
-        f"(its {sum(s.placed == 'block' for s in plan.stores)} stores apart: {plan.block_apart / mib:.1f} MiB)"
+        f"(its {in_block} stores apart: {plan.block_apart / mib:.1f} MiB)"
     )
     returned = [s.value for s in plan.stores if s.placed == "returned"]
     if returned:
         click.echo(
             f"  {len(returned)} outputs returned as the slot they copy (no bytes of their own)"
         )
+    in_place = [s.value for s in plan.stores if s.placed == "in place"]
+    if in_place:
+        click.echo(
+            f"  {len(in_place)} values updated in place along a loop (in their update's store)"
+        )
     kinds = ", ".join(f"{k} {v / mib:.1f}" for k, v in plan.by_kind().items())
     click.echo(f"  by kind (MiB, each store apart): {kinds}")
-    click.echo(f"  {'MiB':>9}  {'kind':<9} {'placed':<6} {'value':<32} extents x point")
+    click.echo(f"  {'MiB':>9}  {'kind':<9} {'placed':<8} {'value':<32} extents x point")
     for s in plan.stores[: max(top, 0)]:
         shape = f"[{', '.join(s.extents)}] x [{', '.join(s.point)}] {s.element}"
-        click.echo(f"  {s.bytes / mib:9.1f}  {s.kind:<9} {s.placed:<6} {s.value:<32} {shape}")
+        click.echo(f"  {s.bytes / mib:9.1f}  {s.kind:<9} {s.placed:<8} {s.value:<32} {shape}")
 
 
 cli.add_command(generate_command)

@@ -165,7 +165,10 @@ def _compile(
         if others:  # one function computes several nodes: name them all
             check["value"] += f" (or {', '.join(others)}: the same code)"
     lap("lower to LLVM")
-    description["memory"] = _memory(lines, abi.shared, {r["value"] for r in abi.returned})
+    # Outputs returned as a slot, and values updated in place, have no
+    # store of their own.
+    borrowed = {r["value"] for r in abi.returned} | {p["value"] for p in abi.in_place}
+    description["memory"] = _memory(lines, abi.shared, borrowed)
     description = {"abi": abi.to_json(), **description, "index_checks": checks}
     with writing_artifact(out) as scratch:
         with _toolchain_step("native code"):
@@ -341,11 +344,13 @@ def _describe(graph) -> tuple[dict, list]:
     }, lines
 
 
-def _memory(lines: list, shared: dict, returned: set[str]) -> dict:
+def _memory(lines: list, shared: dict, borrowed: set[str]) -> dict:
     """The plan's peak: every store, but those that take turns in the
     shared block (lowering/arena.py) count as the block's bytes once, and
-    outputs returned as the slot they copied (returned_slots.py) not at all."""
-    in_block = set(shared["stores"]) | returned
+    `borrowed` ones, in another value's store (outputs returned as the slot
+    they copied: returned_slots.py; values updated in place:
+    updated_in_place.py), not at all."""
+    in_block = set(shared["stores"]) | borrowed
     total = peak([line for line in lines if line.name not in in_block])
     if shared["bytes"]:
         total[()] = total.get((), 0) + shared["bytes"]

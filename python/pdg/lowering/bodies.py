@@ -37,19 +37,29 @@ class Wrapper:
 
 
 def wrapper_text(
-    body: str, inputs: list[str], result: ir.RankedTensorType, slot: list, name: str = ""
+    body: str,
+    inputs: list[str],
+    result: ir.RankedTensorType,
+    slot: list,
+    name: str = "",
+    from_slot: tuple[int, ...] = (),
 ) -> str:
     """The wrapper `name` (default `<body>_into`) of outlined body `body`
     (parameter types `inputs`) whose result has type `result`, written into
-    a slot of shape `slot` (ints, or None for a size known at run time)."""
+    a slot of shape `slot` (ints, or None for a size known at run time).
+    `from_slot`: the body's parameters that read the slot itself (a value
+    updated in place, updated_in_place.py): the wrapper has no parameter
+    for them and passes the destination; bufferization then writes over
+    it only where each element is read before it is written."""
     element = str(result.element_type)
     slot_type = "tensor<" + "".join(f"{'?' if s is None else s}x" for s in slot) + element + ">"
     # Inputs are views of other values' stores: never written in place.
     params = [
         f"%a{i}: {t}" + (" {bufferization.writable = false}" if t.startswith("tensor") else "")
         for i, t in enumerate(inputs)
+        if i not in from_slot
     ]
-    args = ", ".join(f"%a{i}" for i in range(len(inputs)))
+    args = ", ".join("%out" if i in from_slot else f"%a{i}" for i in range(len(inputs)))
     lines = [
         f"func.func {symbol(name or body + '_into')}"
         f"({', '.join([*params, f'%out: {slot_type}'])}) -> "

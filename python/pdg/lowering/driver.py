@@ -29,6 +29,7 @@ from .loops import LENGTHS, Loop, LoopEmitter
 from .model import Case, LoweringModel, Node
 from .partials import PartialSumEmitter
 from .returned_slots import returned_slots, slot_view
+from .updated_in_place import InPlace, in_place_suffix
 from .text import DYNAMIC, MemRef, Writer, c_identifier, cast, symbol
 from .views import ViewEmitter
 
@@ -59,6 +60,9 @@ class EntryABI:
     # {output, value, store} per output returned as the one-slot store it copied
     # (returned_slots.py): the output has no store of its own
     returned: list[dict] = field(default_factory=list)
+    # {value, store} per value updated in place (updated_in_place.py): the
+    # carrier `value` has no store of its own, it is `store`'s
+    in_place: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         def memref(t: MemRef) -> dict:
@@ -78,14 +82,21 @@ class EntryABI:
             "collectives": self.collectives,
             "shared": self.shared,
             "returned": self.returned,
+            "in_place": self.in_place,
         }
 
 
 class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
     def __init__(
-        self, model: LoweringModel, wrappers: dict[str, Wrapper], summing: dict[int, Node]
+        self,
+        model: LoweringModel,
+        wrappers: dict[str, Wrapper],
+        summing: dict[int, Node],
+        in_place: dict[int, InPlace] | None = None,
     ):
         self.m = model
+        self.in_place = in_place or {}  # updated_in_place.py: id(update) -> its pair
+        self.carried = {id(p.carrier): p for p in self.in_place.values()}
         self.wrappers = wrappers
         self.summing = summing  # id(value with a partial store) -> the node summing it
         self.sums = {id(n.value) for n in summing.values()}
@@ -188,10 +199,15 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         # A returned slot is handed to the caller: its own allocation.
         self.returned = returned_slots(graph, self.buffers)
         keep_own |= {id(p) for p in self.returned.values()}
+        # A value updated in place lives for the whole loop in the bytes of
+        # the value it updates (its own allocation, not the shared block).
+        for pair in self.in_place.values():
+            self.buffers[id(pair.carrier)] = self.buffers[id(pair.update)]
+            keep_own.add(id(pair.update))
         for store in self.m.stores.values():
             buf = self.buffers[id(store.value)]
-            if id(store.value) in self.returned:
-                continue  # a view of its slot, below
+            if id(store.value) in self.returned or id(store.value) in self.carried:
+                continue  # a view of its slot, below; or the update's store
             if shareable(buf) and id(store.value) not in keep_own:
                 buf.ssa = w.fresh("store")  # defined once lifetimes are known
                 self.candidates.append(buf)
@@ -442,12 +458,18 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             return
         w = self.w
         v = node.value
-        wrapper = self.wrappers[case.body]
+        carried = self.carried.get(id(v))
+        if carried is not None and node.cases[carried.copy_case] is case:
+            return  # the slot holds the update's previous step already
+        pair = self.in_place.get(id(v))
+        from_slot = pair.operands if pair else ()
+        wrapper = self.wrappers[case.body + in_place_suffix(from_slot)]
         if self.in_parallel:
             self.parallel_wrappers.add(wrapper.name)
-        args = [
-            self.read_view(read, point, v, wrapper.params[i]) for i, read in enumerate(case.reads)
-        ]
+        # The operands an update in place reads from its own slot are not
+        # passed: the wrapper reads the destination.
+        reads = [r for k, r in enumerate(case.reads) if k not in from_slot]
+        args = [self.read_view(read, point, v, wrapper.params[i]) for i, read in enumerate(reads)]
         coords = self.coordinates(v, point)
         args += [coords[d] for d in v.domain]
         buf = self.buffer(v)
@@ -512,6 +534,27 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
                 "result": {"shape": list(v.shape), "element": v.element},
             }
         )
+
+    def check_in_place(self) -> None:
+        """Every reader of a value updated in place ran before its update,
+        in the order just emitted (updated_in_place.py chose the pairs by
+        the schedule's order, which this order must follow)."""
+        ticks = self.lifetimes.ticks
+        for pair in self.in_place.values():
+            update = ticks[id(pair.update)][0]
+            late = [
+                r.consumer.name
+                for r in self.m.graph.reads
+                if r.producer is pair.carrier
+                and r.consumer is not pair.update
+                and ticks.get(id(r.consumer), (update,))[0] >= update
+            ]
+            if late:
+                raise PassError(
+                    f"internal error: '{pair.update.name}' is written over "
+                    f"'{pair.carrier.name}' before {', '.join(late)} read it",
+                    pair.update.op.location,
+                )
 
     # --- phases -------------------------------------------------------------------
 
@@ -583,6 +626,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         running = self.w.op("memref.get_global @pdg_running : memref<i8>")
         self.w.line(f"memref.store {self.w.const(1, 'i8')}, {running}[] : memref<i8>")
         self.run_groups(self.m.nodes, 0, {})
+        self.check_in_place()
         self.place_shared()
         # The lengths of the dynamic dims looped over at the top (inside a
         # loop, a dim's lengths are those of one step of it).
@@ -621,7 +665,8 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             for x in top
         ]
         w = self.w
-        for buf in self.buffers.values():
+        # A store shared by a value updated in place is listed twice.
+        for buf in {id(b): b for b in self.buffers.values()}.values():
             if buf.kind != "input" and id(buf.value) not in returned:
                 if id(buf.value) not in self.in_block:
                     w.line(f"memref.dealloc {buf.ssa} : {buf.type}")
@@ -666,6 +711,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
                 for name, v in graph.outputs
                 if (p := self.returned.get(id(v))) is not None
             ],
+            [{"value": p.carrier.name, "store": p.update.name} for p in self.in_place.values()],
         )
         return text, abi
 
@@ -685,12 +731,15 @@ GLOBALS = {
 
 
 def driver_text(
-    model: LoweringModel, wrappers: dict[str, Wrapper], summing: dict[int, Node]
+    model: LoweringModel,
+    wrappers: dict[str, Wrapper],
+    summing: dict[int, Node],
+    in_place: dict[int, InPlace] | None = None,
 ) -> tuple[str, EntryABI, set[str], set[str]]:
     """The entry's text, its ABI, the support globals it uses, and the
     wrappers it calls inside its parallel loops; `summing`: see
-    partials.summing_nodes."""
-    driver = Driver(model, wrappers, summing)
+    partials.summing_nodes; `in_place`: updated_in_place.find_in_place."""
+    driver = Driver(model, wrappers, summing, in_place)
     text, abi = driver.emit()
     used = {"pdg_abort", "pdg_running"}
     if driver.uses_step:

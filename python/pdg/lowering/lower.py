@@ -20,6 +20,7 @@ from .guards import check_affine_constants, check_bodies, check_inputs
 from .model import read_model
 from .partials import summing_nodes
 from .text import c_identifier
+from .updated_in_place import find_in_place, in_place_suffix
 
 
 def _funcs(module: ir.Module) -> dict[str, ir.Operation]:
@@ -48,22 +49,28 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
         check_collectives(model)
         check_affine_constants(model.nodes)
     funcs = _funcs(module)
+    in_place = [find_in_place(model, funcs) for model in models]
     shared = _shared_bodies(funcs)
     wrappers: dict[str, str] = {}  # wrapper key (a body's name) -> its text
     wrapper_of: dict[str, str] = {}  # body -> the key of the wrapper that runs it
     keys: dict[tuple, str] = {}  # (code, slot shape) -> wrapper key
     computes: dict[str, list[str]] = {}  # wrapper key -> the values its nodes compute
-    for model in models:
+    for model, pairs in zip(models, in_place, strict=True):
         for node in model.nodes:
+            pair = pairs.get(id(node.value))
+            from_slot = pair.operands if pair else ()
             for case in node.cases:
                 if case.body is None:  # a udf or a collective: a call of the runtime
                     continue
                 code = shared[case.body]
                 slot = slot_shape(model, node.value)
-                key = keys.setdefault((code, tuple(slot)), case.body)
-                wrapper_of[case.body] = key
+                # An update in place calls its own wrapper (the slot is also
+                # an operand), under the body's name with a suffix.
+                name = case.body + in_place_suffix(from_slot)
+                key = keys.setdefault((code, tuple(slot), from_slot), name)
+                wrapper_of[name] = key
                 computes.setdefault(key, []).append(node.value.name)
-                if key != case.body:
+                if key != name:
                     continue
                 ftype = ir.FunctionType(ir.TypeAttr(funcs[code].attributes["function_type"]).value)
                 wrappers[key] = wrapper_text(
@@ -72,6 +79,7 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
                     ir.RankedTensorType(ftype.results[0]),
                     slot,
                     name=f"{key}_into",
+                    from_slot=from_slot,
                 )
     summing = [summing_nodes(model, funcs) for model in models]
     with ctx, ir.Location.unknown():
@@ -85,8 +93,8 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
     _mark_nodes(bodies, {signatures[k].name: values for k, values in computes.items()})
     by_body = {body: signatures[key] for body, key in wrapper_of.items()}
     texts, abis, used, in_parallel = [], [], set(), set()
-    for model, sums in zip(models, summing, strict=True):
-        text, abi, globals_used, parallel_wrappers = driver_text(model, by_body, sums)
+    for model, sums, pairs in zip(models, summing, in_place, strict=True):
+        text, abi, globals_used, parallel_wrappers = driver_text(model, by_body, sums, pairs)
         texts.append(text)
         abis.append(abi)
         used |= globals_used

@@ -9,6 +9,9 @@ Each store is placed one of four ways, and counts toward the peak once:
             an output or a slot an output returns)
   returned  an output that is the slot of another store
             (lowering/returned_slots.py): no bytes of its own
+  in place  a value whose update is written over it along a loop
+            (lowering/updated_in_place.py): it lives in the update's
+            store, no bytes of its own
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .formula import evaluate, from_json
 class StoreBytes:
     value: str
     kind: str  # the storage plan's: point, window, growable, partial, input...
-    placed: str  # input | block | own | returned
+    placed: str  # input | block | own | returned | in place
     extents: list[str]
     point: list[str]
     element: str
@@ -42,7 +45,7 @@ class Breakdown:
         """Bytes per placement; the block's stores as the block's size."""
         totals: dict[str, int] = defaultdict(int)
         for s in self.stores:
-            if s.placed not in ("block", "returned"):
+            if s.placed not in ("block", "returned", "in place"):
                 totals[s.placed] += s.bytes
         totals["block"] = self.block
         return dict(totals)
@@ -52,7 +55,7 @@ class Breakdown:
         stores at their own size, so the sum exceeds the peak)."""
         totals: dict[str, int] = defaultdict(int)
         for s in self.stores:
-            if s.placed != "returned":
+            if s.placed not in ("returned", "in place"):
                 totals[s.kind] += s.bytes
         return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
 
@@ -64,11 +67,14 @@ def breakdown(manifest: dict, values: dict[str, int]) -> Breakdown:
     shared = abi.get("shared", {"bytes": 0, "apart": 0, "stores": []})
     in_block = set(shared["stores"])
     returned = {r["value"] for r in abi.get("returned", [])}
+    in_place = {p["value"] for p in abi.get("in_place", [])}
     stores = []
     for s in manifest["stores"]:
         name = s["value"]
         if name in returned:
             placed, size = "returned", 0
+        elif name in in_place:
+            placed, size = "in place", 0
         else:
             placed = "input" if s["kind"] == "input" else "block" if name in in_block else "own"
             size = evaluate(from_json(s["bytes"]), values) or 0

@@ -284,12 +284,15 @@ def run_fresh(impl: str, args) -> dict | None:
         return json.loads(out.stdout.strip().splitlines()[-1])
 
     if impl not in COMPILED:
-        return run([])
+        return None if args.compile_only else run([])
     cache = ["--cache", str(args.cache)]
     key = (impl, args.new_tokens)
     if key not in COMPILES:  # the first run of this program compiles it
         COMPILES[key] = run(cache + ["--compile-only"])
     first = COMPILES[key]
+    if args.compile_only:  # into the cache, for later runs (bench/grpo_calls.py)
+        print(f"{impl}: compiled in {first['compile_s']:.1f} s into {args.cache}")
+        return None
     return run(cache) | {"compile_s": first["compile_s"], "compile_rss_mib": first["peak_rss_mib"]}
 
 
@@ -354,7 +357,9 @@ def main() -> None:
     )
     parser.add_argument("--cache", type=Path, help="pdg: the compiled artifacts' directory")
     parser.add_argument(
-        "--compile-only", action="store_true", help="pdg: compile into --cache and stop"
+        "--compile-only",
+        action="store_true",
+        help="pdg: compile into --cache and stop (no timed runs, no results file)",
     )
     parser.add_argument("--sweep", help="response lengths to run each at, e.g. 4,8,16,32")
     parser.add_argument("--out", type=Path)
@@ -398,8 +403,12 @@ def main() -> None:
                 if (r := run_fresh(impl, args)) is not None:
                     tries.setdefault(impl, []).append(r)
         rows = {impl: median_run(rs) for impl, rs in tries.items()}
+        if args.compile_only:
+            continue
         print_table(args, rows)
         runs.append({"new_tokens": n, **rows})
+    if args.compile_only:
+        return
     if args.sweep and ({"trl", "torch"} & set(runs[0])):
         baseline = "trl" if "trl" in runs[0] else "torch"
         ours = [impl for impl in COMPILED if impl in runs[0]]

@@ -333,6 +333,12 @@ def memory_command(program: str, symbols: tuple[str, ...], top: int) -> None:
         click.echo(
             f"  {len(in_place)} values updated in place along a loop (in their update's store)"
         )
+    donated = [s.value for s in plan.stores if s.placed == "donated"]
+    if donated:
+        click.echo(
+            f"  {len(donated)} stores in an input's buffer (the caller donates the array, "
+            "or the run copies it)"
+        )
     kinds = ", ".join(f"{k} {v / mib:.1f}" for k, v in plan.by_kind().items())
     click.echo(f"  by kind (MiB, each store apart): {kinds}")
     click.echo(f"  {'MiB':>9}  {'kind':<9} {'placed':<8} {'value':<32} extents x point")

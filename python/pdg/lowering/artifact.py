@@ -165,9 +165,10 @@ def _compile(
         if others:  # one function computes several nodes: name them all
             check["value"] += f" (or {', '.join(others)}: the same code)"
     lap("lower to LLVM")
-    # Outputs returned as a slot, and values updated in place, have no
-    # store of their own.
+    # Outputs returned as a slot, values updated in place and stores that
+    # are an input's buffer have no bytes of their own.
     borrowed = {r["value"] for r in abi.returned} | {p["value"] for p in abi.in_place}
+    borrowed |= {d["store"] for d in abi.donated}
     description["memory"] = _memory(lines, abi.shared, borrowed)
     description = {"abi": abi.to_json(), **description, "index_checks": checks}
     with writing_artifact(out) as scratch:
@@ -347,9 +348,9 @@ def _describe(graph) -> tuple[dict, list]:
 def _memory(lines: list, shared: dict, borrowed: set[str]) -> dict:
     """The plan's peak: every store, but those that take turns in the
     shared block (lowering/arena.py) count as the block's bytes once, and
-    `borrowed` ones, in another value's store (outputs returned as the slot
-    they copied: returned_slots.py; values updated in place:
-    updated_in_place.py), not at all."""
+    `borrowed` ones, in another value's store or an input's buffer
+    (outputs returned as the slot they copied: returned_slots.py; values
+    updated in place and donated inputs: updated_in_place.py), not at all."""
     in_block = set(shared["stores"]) | borrowed
     total = peak([line for line in lines if line.name not in in_block])
     if shared["bytes"]:

@@ -63,6 +63,9 @@ class EntryABI:
     # {value, store} per value updated in place (updated_in_place.py): the
     # carrier `value` has no store of its own, it is `store`'s
     in_place: list[dict] = field(default_factory=list)
+    # {input, store} per input whose buffer is a value's store (an update in
+    # place whose carrier starts from it): the compiled code writes into it
+    donated: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         def memref(t: MemRef) -> dict:
@@ -83,6 +86,7 @@ class EntryABI:
             "shared": self.shared,
             "returned": self.returned,
             "in_place": self.in_place,
+            "donated": self.donated,
         }
 
 
@@ -204,10 +208,14 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         for pair in self.in_place.values():
             self.buffers[id(pair.carrier)] = self.buffers[id(pair.update)]
             keep_own.add(id(pair.update))
+        donated = self.donated_stores(graph_args)
         for store in self.m.stores.values():
             buf = self.buffers[id(store.value)]
             if id(store.value) in self.returned or id(store.value) in self.carried:
                 continue  # a view of its slot, below; or the update's store
+            if id(store.value) in donated:
+                buf.ssa = donated[id(store.value)]
+                continue
             if shareable(buf) and id(store.value) not in keep_own:
                 buf.ssa = w.fresh("store")  # defined once lifetimes are known
                 self.candidates.append(buf)
@@ -461,6 +469,8 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         carried = self.carried.get(id(v))
         if carried is not None and node.cases[carried.copy_case] is case:
             return  # the slot holds the update's previous step already
+        if carried is not None and carried.donor and node.cases[carried.donor_case] is case:
+            return  # the slot is the input's buffer
         pair = self.in_place.get(id(v))
         from_slot = pair.operands if pair else ()
         wrapper = self.wrappers[case.body + in_place_suffix(from_slot)]
@@ -534,6 +544,28 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
                 "result": {"shape": list(v.shape), "element": v.element},
             }
         )
+
+    def donated_stores(self, graph_args: dict[int, str]) -> dict[int, str]:
+        """id(update) -> its store as a view of the input its carrier
+        starts from (updated_in_place.py: the input's buffer is written)."""
+        out = {}
+        for pair in self.in_place.values():
+            if pair.donor is None:
+                continue
+            buf, given = self.buffers[id(pair.update)], self.buffers[id(pair.donor)]
+            units = len(buf.modes)
+            rank = len(given.type.shape)
+            groups = [list(range(units + 1))] + [[units + k] for k in range(1, rank)]
+            groups = "[" + ", ".join(f"[{', '.join(map(str, g))}]" for g in groups) + "]"
+            if rank == 0:
+                groups = "[]"
+            shape = ", ".join(str(x) for x in buf.type.shape)
+            out[id(pair.update)] = self.prologue.op(
+                f"memref.expand_shape {graph_args[id(pair.donor)]} {groups} "
+                f"output_shape [{shape}] : {given.type} into {buf.type}",
+                "donated",
+            )
+        return out
 
     def check_in_place(self) -> None:
         """Every reader of a value updated in place ran before its update,
@@ -666,8 +698,9 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         ]
         w = self.w
         # A store shared by a value updated in place is listed twice.
+        donors = {id(p.update) for p in self.in_place.values() if p.donor}
         for buf in {id(b): b for b in self.buffers.values()}.values():
-            if buf.kind != "input" and id(buf.value) not in returned:
+            if buf.kind != "input" and id(buf.value) not in returned | donors:
                 if id(buf.value) not in self.in_block:
                     w.line(f"memref.dealloc {buf.ssa} : {buf.type}")
             if buf.shapes:
@@ -712,6 +745,11 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
                 if (p := self.returned.get(id(v))) is not None
             ],
             [{"value": p.carrier.name, "store": p.update.name} for p in self.in_place.values()],
+            [
+                {"input": p.donor.name, "store": p.update.name}
+                for p in self.in_place.values()
+                if p.donor
+            ],
         )
         return text, abi
 

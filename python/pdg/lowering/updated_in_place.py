@@ -35,6 +35,13 @@ A pair qualifies when
 - every other read of the carrier is at its own step d, by a node that
   runs before the update in the loop's body (the Driver checks the order
   it emitted against this, see Driver.check_in_place).
+
+When the carrier's first step copies a whole input that nothing else
+reads (a training program's initial weights and moments), the shared
+store is that input's buffer: the first step's copy is gone too, and an
+output returning the update's slot returns the input's memory. The
+caller donates the array (`CompiledProgram.run(..., donate=...)`) or the
+runtime passes a copy; the manifest lists these inputs (`abi.donated`).
 """
 
 from __future__ import annotations
@@ -54,6 +61,11 @@ class InPlace:
     update: Value  # sub: written over it
     operands: tuple[int, ...]  # positions in the update's case reads that read the carrier
     copy_case: int  # the carrier's case that copies the update's previous step
+    # The input the carrier's other case copies at the first step, when
+    # nothing else reads it: the store may be that input's own buffer,
+    # which the caller gives up (see `donor_case`).
+    donor: Value | None = None
+    donor_case: int | None = None
 
 
 def in_place_suffix(operands: tuple[int, ...]) -> str:
@@ -163,6 +175,29 @@ def find_in_place(model: LoweringModel, funcs: dict[str, ir.Operation]) -> dict[
                 for r in others
             ):
                 continue
-            found[id(v)] = InPlace(carrier, v, operands, copy)
+            found[id(v)] = InPlace(carrier, v, operands, copy, *_donor(c, copy, readers, funcs))
             break
     return found
+
+
+def _donor(carrier: Node, copy_case: int, readers: dict, funcs: dict) -> tuple:
+    """(input, case) when the carrier's only other case copies a whole
+    input of its own shape and type that nothing else reads: the store
+    can be the input's buffer. The runtime then hands the program the
+    caller's array when the caller donates it, and a copy otherwise
+    (pdg.runtime.cpu.Entry): the compiled code writes into it either way."""
+    if len(carrier.cases) != 2:
+        return None, None
+    k = 1 - copy_case
+    case = carrier.cases[k]
+    if case.body is None or len(case.reads) != 1:
+        return None, None
+    (read,) = case.reads
+    donor, v = read.producer, carrier.value
+    if donor.kind != "input" or donor.domain or read.entries:
+        return None, None
+    if (donor.shape, donor.element) != (v.shape, v.element):
+        return None, None
+    if len(readers.get(id(donor), [])) != 1 or not _returns_argument(funcs[case.body], 0):
+        return None, None
+    return donor, k

@@ -142,7 +142,15 @@ class GRPOProgramTrainer:
     ) -> tuple[TrainerState, list[StepStats]]:
         """len(batches) GRPO iterations in one call of the compiled program,
         iteration k on the prompts batches[k] (group-size completions of
-        each; every batch the same size)."""
+        each; every batch the same size). A state that an earlier run()
+        returned is consumed: the program writes the new weights and
+        optimizer state into its arrays (no second copy of them), so use
+        the state this call returns."""
+        if state.consumed:
+            raise ValueError(
+                "this TrainerState was given to run() already: its arrays now hold the "
+                "state that call returned; pass the returned state instead"
+            )
         ids = [[self.tok.encode(p) for p in batch] for batch in batches]
         inputs = self.program.inputs(
             state.weights,
@@ -155,7 +163,11 @@ class GRPOProgramTrainer:
         symbols = self.program.symbols(inputs)
         start = time.perf_counter()
         if self.comm is None:
-            out = self.run_grpo.run(inputs, symbols, udfs=self.program.udfs)
+            # Arrays the program returned last time are its to write into;
+            # the caller's own (start()'s weights) are copied by the run.
+            donate = self.donated_inputs if state.owned else ()
+            out = self.run_grpo.run(inputs, symbols, udfs=self.program.udfs, donate=donate)
+            state.consumed = bool(donate)
         else:
             ranks = self.comm.Get_size()
             mine = self.program.shard(inputs, ranks, self.comm.Get_rank())
@@ -181,7 +193,14 @@ class GRPOProgramTrainer:
             )
             for k in range(len(batches))
         ]
-        return TrainerState(weights, state.reference, optimizer, state.step + len(batches)), stats
+        step = state.step + len(batches)
+        return TrainerState(weights, state.reference, optimizer, step, owned=True), stats
+
+    @property
+    def donated_inputs(self) -> list[str]:
+        """The program's inputs whose arrays a run may write into: the
+        policy's weights and Adam's moments (pdg.lowering.updated_in_place)."""
+        return [d["input"] for d in self.run_grpo.manifest["abi"].get("donated", [])]
 
     def evaluate(self, weights, problems: list[tuple[str, str]]) -> float:
         """Greedy accuracy (mean reward) on (prompt, answer) problems."""

@@ -38,6 +38,12 @@ class TrainerState:
     reference: dict  # the frozen reference model's, by path
     optimizer: dict | None = None  # optimizer state, by path then slot
     step: int = 0
+    # The weights and optimizer state are arrays a compiled run returned:
+    # a trainer's next run may write into them (GRPOProgramTrainer donates
+    # them), after which this state is `consumed` and the returned one holds
+    # its arrays.
+    owned: bool = False
+    consumed: bool = False
 
 
 @dataclass

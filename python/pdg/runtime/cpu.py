@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import signal
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 import numpy as np
 
@@ -88,14 +88,16 @@ class Entry:
         symbols: Mapping[str, int],
         udfs: Mapping[str, Callable] | None = None,
         memory_limit: int = 0,
+        donate: Collection[str] = (),
     ) -> tuple[dict, dict]:
         """(outputs by name, dynamic bounds by symbol). Inputs must already
         have the manifest's dtypes and shapes and `udfs` every callback the
         program names (the loader checks them). `memory_limit`: bytes the
         run may hold, its inputs included (0: no limit); `peak_bytes` then
-        counts the inputs too. A run that stops early raises after every
-        buffer is freed: UdfError, StoppedError, or KeyboardInterrupt on
-        SIGINT."""
+        counts the inputs too. `donate`: inputs whose arrays the compiled
+        code may write into (see donated_arrays). A run that stops early
+        raises after every buffer is freed: UdfError, StoppedError, or
+        KeyboardInterrupt on SIGINT."""
         keep = []
         args: list = []
         for spec in self.abi["inputs"]:
@@ -103,7 +105,11 @@ class Entry:
             if spec["element"] == "i1":
                 array = array.view(np.int8)
             keep.append(array)
-            args.append(ctypes.pointer(to_descriptor(array)))
+        written = donated_arrays(self.abi, keep, inputs, donate)
+        for k, array in written.items():
+            keep[k] = array
+        args += [ctypes.pointer(to_descriptor(array)) for array in keep]
+        inputs_at = {a.ctypes.data: a for a in written.values()}  # outputs may view these
         args += [ctypes.c_int64(int(symbols[name])) for name in self.abi["symbols"]]
         results = self.results_type()
         table = UdfTable(self.library, self.abi.get("udfs", []), udfs or {})
@@ -126,7 +132,8 @@ class Entry:
         reason = int(self._abort.value)
         if reason:
             for d in descriptors:
-                self._free(d.allocated)
+                if d.allocated not in inputs_at:  # an input's array is not ours to free
+                    self._free(d.allocated)
             self._raise_stop(reason, table)
         try:
             bounds: dict[str, np.ndarray | int] = {}
@@ -143,7 +150,8 @@ class Entry:
             for d in descriptors[n:]:
                 self._free(d.allocated)
         # Outputs naming one value share its buffer: one owner frees it once.
-        owners: dict[int, _Buffer] = {}
+        # An output in an input's buffer (donated) is owned by that array.
+        owners: dict[int, _Buffer | np.ndarray] = dict(inputs_at)
         outputs = {
             spec["name"]: _trim(
                 self._owned(d, len(spec["shape"]), spec["element"], owners),
@@ -154,7 +162,9 @@ class Entry:
         }
         return outputs, bounds
 
-    def _owned(self, d, rank: int, element: str, owners: dict[int, _Buffer]) -> np.ndarray:
+    def _owned(
+        self, d, rank: int, element: str, owners: dict[int, _Buffer | np.ndarray]
+    ) -> np.ndarray:
         """An array viewing the buffer of descriptor `d`, which it owns with
         the other arrays of `owners` viewing it: the buffer is freed when
         the last of them goes."""
@@ -284,10 +294,50 @@ class _Buffer:
 
 class _ViewOf:
     """The base of one output's array: its shape and strides over a
-    `_Buffer` (several outputs may view one buffer)."""
+    `_Buffer` (several outputs may view one buffer), or over an input's
+    array the compiled code wrote into (donated_arrays)."""
 
-    def __init__(self, buffer: _Buffer):
+    def __init__(self, buffer: _Buffer | np.ndarray):
         self._buffer = buffer
+
+
+def donated_arrays(
+    abi: dict, arrays: list[np.ndarray], given: Mapping, donate: Collection[str]
+) -> dict[int, np.ndarray]:
+    """The arrays to pass for the inputs whose buffer the compiled code
+    writes into (`abi.donated`: a store updated in place starting from
+    the input, pdg.lowering.updated_in_place), by input position. The
+    caller's own array where the caller donates it and it can be written
+    as it is (of the dtype and layout the program takes, writeable,
+    sharing no memory with another input); otherwise a copy, so the
+    caller's arrays never change. A donated array holds the
+    store after the run: it is not the caller's input any more (an output
+    returning that store is a view of it)."""
+    names = [spec["name"] for spec in abi["inputs"]]
+    written = {names.index(d["input"]) for d in abi.get("donated", [])}
+    if not written:
+        return {}
+    # The memory each input spans: a donated array overlapping another
+    # input's is copied (two inputs given the same array, or the
+    # reference weights given as the policy's).
+    spans = sorted(
+        (a.ctypes.data, a.ctypes.data + a.nbytes, k) for k, a in enumerate(arrays) if a.nbytes
+    )
+    shared = set()
+    end, last = -1, None
+    for start, stop, k in spans:
+        if start < end:
+            shared |= {k, last}
+        if stop > end:
+            end, last = stop, k
+    out = {}
+    for k in sorted(written):
+        array = arrays[k]
+        # Converting (a dtype, a layout) made a private array already.
+        private = not np.may_share_memory(array, given[names[k]])
+        usable = array.flags.writeable and k not in shared and (private or names[k] in donate)
+        out[k] = array if usable else array.copy()
+    return out
 
 
 def _trim(array: np.ndarray, domain: list[str], lengths: dict) -> np.ndarray | list:

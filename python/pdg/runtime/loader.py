@@ -20,7 +20,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +91,7 @@ class CompiledProgram:
         memory_limit: int | None = None,
         progress: Callable[[int], None] | None = None,
         comm=None,
+        donate: Collection[str] = (),
     ) -> RunResult:
         """Runs the program. `memory_limit` (bytes; default: the
         PDG_MEMORY_LIMIT environment variable, else this machine's physical
@@ -101,23 +102,38 @@ class CompiledProgram:
         one rank of a program over a worker dim (pdg.runtime.mpi): its
         symbol is the communicator's size, and the inputs over it are this
         rank's (extent 1). A run that fails on one of several ranks ends
-        them all (MPI_Abort) after saying why on stderr."""
+        them all (MPI_Abort) after saying why on stderr. `donate`: names
+        of inputs (the manifest's `abi.donated`: a training program's
+        initial weights and optimizer state) whose arrays the run may write
+        into and return as outputs, instead of copying them first; a
+        donated array then holds what the program left there, not the
+        input. An array sharing memory with another input is copied."""
         check_thread_count()
         world = self._world(comm)
         try:
-            return self._run(world, inputs, symbols, udfs, memory_limit, progress)
+            return self._run(world, inputs, symbols, udfs, memory_limit, progress, donate)
         except BaseException as e:
             # A mistake or a failure on this rank alone (its inputs, a udf)
             # would leave the others waiting in their next collective.
             report_and_abort(world, e)  # returns only in a world of one
             raise
 
-    def _run(self, world: World, inputs, symbols, udfs, memory_limit, progress) -> RunResult:
+    def _run(
+        self, world: World, inputs, symbols, udfs, memory_limit, progress, donate
+    ) -> RunResult:
         values = self._check_symbols(dict(symbols or {}), world)
         arrays = self._check_inputs(inputs, values)
         functions = self._check_udfs(dict(udfs or {}))
-        limit = self._check_memory(values, memory_limit)
-        call = (arrays, values, functions, limit)
+        donate = self._check_donated(donate)
+        # An input the program writes into and the caller keeps is copied
+        # first: those bytes are not in the plan.
+        copies = sum(
+            arrays[d["input"]].nbytes
+            for d in self.manifest["abi"].get("donated", [])
+            if d["input"] not in donate
+        )
+        limit = self._check_memory(values, memory_limit, copies)
+        call = (arrays, values, functions, limit, donate)
         try:
             with Binding(self._entry.library, world):
                 if progress is None:
@@ -201,9 +217,22 @@ class CompiledProgram:
         except FormulaError as e:
             raise ArtifactError(f"the manifest's memory plan is damaged ({e})") from None
 
-    def _check_memory(self, symbols: dict[str, int], limit: int | None) -> int:
+    def _check_donated(self, donate: Collection[str]) -> frozenset[str]:
+        if isinstance(donate, str):
+            raise RunError(f"donate takes a collection of input names, got the string {donate!r}")
+        names = {s["name"] for s in self.manifest["abi"]["inputs"]}
+        unknown = sorted(set(donate) - names)
+        if unknown:
+            raise RunError(
+                f"donate names unknown input(s) {', '.join(unknown)}; the program's inputs: "
+                f"{', '.join(sorted(names))}"
+            )
+        return frozenset(donate)
+
+    def _check_memory(self, symbols: dict[str, int], limit: int | None, copies: int = 0) -> int:
         """The limit in bytes for this run (its inputs included, as in the
-        plan), after checking the plan against it."""
+        plan), after checking the plan and `copies` (bytes of inputs copied
+        before the run) against it."""
         source = "memory_limit"
         if limit is None and os.environ.get("PDG_MEMORY_LIMIT"):
             source = "PDG_MEMORY_LIMIT"
@@ -220,6 +249,9 @@ class CompiledProgram:
         # (a dynamic dim's stores at their first size); a limit the caller
         # set holds for the run at its largest.
         total, text, values = self.planned_peak(symbols, at_least=default)
+        if copies:
+            total += copies
+            text = f"{text} + {copies} (inputs copied, not donated)"
         unbounded = [
             s["dim"] for s in self.manifest["symbols"] if s["kind"] == "dynamic" and not s["max"]
         ]

@@ -12,6 +12,8 @@ Each store is placed one of four ways, and counts toward the peak once:
   in place  a value whose update is written over it along a loop
             (lowering/updated_in_place.py): it lives in the update's
             store, no bytes of its own
+  donated   a store that is an input's buffer (the same file): the
+            input's bytes, counted once as the input
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from .formula import evaluate, from_json
 class StoreBytes:
     value: str
     kind: str  # the storage plan's: point, window, growable, partial, input...
-    placed: str  # input | block | own | returned | in place
+    placed: str  # input | block | own | returned | in place | donated
     extents: list[str]
     point: list[str]
     element: str
@@ -45,7 +47,7 @@ class Breakdown:
         """Bytes per placement; the block's stores as the block's size."""
         totals: dict[str, int] = defaultdict(int)
         for s in self.stores:
-            if s.placed not in ("block", "returned", "in place"):
+            if s.placed not in ("block", "returned", "in place", "donated"):
                 totals[s.placed] += s.bytes
         totals["block"] = self.block
         return dict(totals)
@@ -55,7 +57,7 @@ class Breakdown:
         stores at their own size, so the sum exceeds the peak)."""
         totals: dict[str, int] = defaultdict(int)
         for s in self.stores:
-            if s.placed not in ("returned", "in place"):
+            if s.placed not in ("returned", "in place", "donated"):
                 totals[s.kind] += s.bytes
         return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
 
@@ -68,6 +70,7 @@ def breakdown(manifest: dict, values: dict[str, int]) -> Breakdown:
     in_block = set(shared["stores"])
     returned = {r["value"] for r in abi.get("returned", [])}
     in_place = {p["value"] for p in abi.get("in_place", [])}
+    donated = {d["store"] for d in abi.get("donated", [])}
     stores = []
     for s in manifest["stores"]:
         name = s["value"]
@@ -75,6 +78,8 @@ def breakdown(manifest: dict, values: dict[str, int]) -> Breakdown:
             placed, size = "returned", 0
         elif name in in_place:
             placed, size = "in place", 0
+        elif name in donated:
+            placed, size = "donated", 0
         else:
             placed = "input" if s["kind"] == "input" else "block" if name in in_block else "own"
             size = evaluate(from_json(s["bytes"]), values) or 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from pdg import rl
+from pdg.rl.trainer import TrainerState
 from pdg.losses import GRPOAlgorithm, RLOOAlgorithm
 from pdg.nn import GPTConfig
 
@@ -177,6 +178,41 @@ def test_one_program_trainer_runs_iterations_in_one_call(tmp_path):
     later, more = trainer.run(new, batches)
     assert later.step == 6 and more[0].step == 3 and more[0].kl > 0
     assert 0 <= trainer.evaluate(later.weights, task.problems(np.random.default_rng(0), 8)) <= 1
+
+
+def test_a_returned_state_is_written_in_place_by_the_next_run(tmp_path):
+    """GRPOProgramTrainer donates the weights and Adam's moments that its
+    last run returned: the next run writes into them (no copy), with the
+    values a run from copies of them gets; the caller's initial weights
+    are never written, and a consumed state is refused."""
+    trainer = small_trainer(tmp_path, one_program=True)
+    weights = trainer.program.policy.init_weights(seed=0, scale=0.3)
+    initial = {k: v.copy() for k, v in weights.items()}
+    batches = [["1+2=", "3+4="], ["5+6=", "7+8="]]
+    new, _ = trainer.run(trainer.start(weights), batches)
+    assert all(np.array_equal(weights[k], initial[k]) for k in weights)
+    assert len(trainer.donated_inputs) == 3 * len(weights)  # each weight and its two moments
+    # The same state from arrays the caller owns: copied by the run.
+    twin = TrainerState(
+        {k: v.copy() for k, v in new.weights.items()},
+        new.reference,
+        {p: {s: v.copy() for s, v in slots.items()} for p, slots in new.optimizer.items()},
+        new.step,
+    )
+    copied, _ = trainer.run(twin, batches)
+    assert not twin.consumed and all(
+        not np.shares_memory(copied.weights[k], twin.weights[k]) for k in weights
+    )
+    later, _ = trainer.run(new, batches)
+    assert new.consumed
+    for k in weights:
+        assert np.shares_memory(later.weights[k], new.weights[k])
+        np.testing.assert_allclose(later.weights[k], copied.weights[k], rtol=1e-6, atol=1e-7)
+        for slot, value in later.optimizer[k].items():
+            assert np.shares_memory(value, new.optimizer[k][slot])
+            np.testing.assert_allclose(value, copied.optimizer[k][slot], rtol=1e-6, atol=1e-9)
+    with pytest.raises(ValueError, match="given to run\\(\\) already"):
+        trainer.run(new, batches)
 
 
 def test_a_second_trainer_loads_its_programs_from_the_cache(tmp_path):

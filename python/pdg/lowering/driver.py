@@ -110,7 +110,8 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         self.buffers: dict[int, Buffer] = {}
         self.scratch: dict[tuple, tuple[str, MemRef]] = {}
         self.thread_slots: str | None = None  # SSA: the pool's threads (scratch windows)
-        self.partial_chunks: dict[int, str] = {}  # partials.py: id(value) -> its chunks (SSA)
+        # partials.py: id(value) -> (its points, its chunks), SSA indices
+        self.partial_chunks: dict[int, tuple[str, str]] = {}
         self.in_parallel = False  # emitting the inside of a parallel loop
         self.parallel_wrappers: set[str] = set()  # wrappers called there
         self.dynamic: dict[str, Loop] = {}  # dynamic dim -> its sequences (loops.py)
@@ -483,20 +484,22 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         coords = self.coordinates(v, point)
         args += [coords[d] for d in v.domain]
         buf = self.buffer(v)
-        if buf.kind == "partial":  # into this thread's scratch, then its chunk's sum
-            mine, mine_t, total, total_t = self.partial_slot(buf)
-            args.append(cast(w, mine, mine_t, wrapper.params[-1]))
-        else:
-            slot = self.slot_of(buf, point)
-            args.append(self.slot_view(buf, slot, wrapper.params[-1]))
         sizes = ", ".join(["index"] * wrapper.sizes)
         signature = f"({', '.join(wrapper.params)}) -> ({sizes})"
+        if buf.kind == "partial":  # into its chunk's sum (partials.py)
+
+            def into(dest: str, dest_t: MemRef) -> None:
+                at = [*args, cast(w, dest, dest_t, wrapper.params[-1])]
+                bind = f"{w.fresh('r')}:{wrapper.sizes} = " if wrapper.sizes else ""
+                w.line(f"{bind}func.call {symbol(wrapper.name)}({', '.join(at)}) : {signature}")
+
+            self.call_into_partial(buf, into)
+            return
+        slot = self.slot_of(buf, point)
+        args.append(self.slot_view(buf, slot, wrapper.params[-1]))
         results = w.fresh("r")
         bind = f"{results}:{wrapper.sizes} = " if wrapper.sizes else ""
         w.line(f"{bind}func.call {symbol(wrapper.name)}({', '.join(args)}) : {signature}")
-        if buf.kind == "partial":
-            self.add_partial(mine, mine_t, total, total_t)
-            return
         # The sizes of the result's symbolic dims, for whoever reads the slot.
         for k in range(wrapper.sizes):
             at = ", ".join([*slot, w.const(k)])

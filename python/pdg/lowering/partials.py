@@ -10,9 +10,15 @@ loop, so the pool's threads share them out; which points are added
 together, and in which order, depends only on the number of points, so
 every thread count gives the same bits. A point's body writes into the
 scratch slot of the thread running it (a thread runs one point at a
-time), which is then added into its chunk's partial sum."""
+time), which is then added into its chunk's partial sum. A chunk of one
+point (every chunk, when there are at most CHUNKS points: a training
+program's weight gradient over a few microbatches) writes its partial
+sum directly, and then no scratch is allocated: at gpt2-124m's GRPO the
+scratch was two more copies of every gradient summed this way."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from mlir import ir
 
@@ -64,10 +70,12 @@ CHUNKS = 16
 class PartialSumEmitter:
     """Mixed into Driver: uses its writer `w`, `prologue`, `scratch`,
     `buffer()`, `summing`, `extent_of()`, `run_point()`, `thread_count()`,
-    `in_parallel` and `partial_chunks` (id(value) -> its chunk count, SSA);
-    sets `chunk` (the chunk being emitted) for `partial_slot()`."""
+    `in_parallel` and `partial_chunks` (id(value) -> its points and chunk
+    count, SSA); sets `chunk` and `chunk_single` (the chunk being emitted,
+    and whether it holds one point) for `call_into_partial()`."""
 
     chunk: str | None = None
+    chunk_single: str | None = None  # i1: the chunk being emitted holds one point
 
     def summed_dims(self, v) -> list[str]:
         """The dims the sum of `v` adds up (those of its domain the sum's
@@ -78,12 +86,15 @@ class PartialSumEmitter:
     def chunk_count(self, v) -> str:
         """How many chunks the points of `v` are cut into (an SSA index
         computed in the prologue): min(points, CHUNKS)."""
+        return self.chunks_of(v)[1]
+
+    def chunks_of(self, v) -> tuple[str, str]:
+        """(points, chunks) of `v`: SSA indices computed in the prologue."""
         if id(v) not in self.partial_chunks:
             w = self.prologue
             points = _product(w, [w.index(self.extent_of(d)) for d in self.summed_dims(v)])
-            self.partial_chunks[id(v)] = w.op(
-                f"arith.minui {points}, {w.const(CHUNKS)} : index", "chunks"
-            )
+            chunks = w.op(f"arith.minui {points}, {w.const(CHUNKS)} : index", "chunks")
+            self.partial_chunks[id(v)] = (points, chunks)
         return self.partial_chunks[id(v)]
 
     def run_partials(self, node: Node, free: list[str], point: dict[str, str]) -> None:
@@ -115,6 +126,8 @@ class PartialSumEmitter:
         for c in (chunk, after):
             scaled = w.op(f"arith.muli {c}, {points} : index")
             bounds.append(w.op(f"arith.divui {scaled}, {chunks} : index", "i"))
+        held = w.op(f"arith.subi {bounds[1]}, {bounds[0]} : index")
+        single = w.op(f"arith.cmpi eq, {held}, {one} : index", "single")
         flat = w.fresh("at")
         w.open(f"scf.for {flat} = {bounds[0]} to {bounds[1]} step {one} {{")
         point = dict(point)
@@ -126,9 +139,9 @@ class PartialSumEmitter:
             rest = w.op(f"arith.divui {rest}, {e} : index", "i")
         point[free[0]] = rest
         outer = self.in_parallel
-        self.in_parallel, self.chunk = True, chunk
+        self.in_parallel, self.chunk, self.chunk_single = True, chunk, single
         self.run_point(node, point)
-        self.in_parallel, self.chunk = outer, None
+        self.in_parallel, self.chunk, self.chunk_single = outer, None, None
         w.close()
         w.line("scf.reduce")
         w.close()
@@ -146,27 +159,37 @@ class PartialSumEmitter:
             point[d] = self.w.const(0)
         return point, [d for d in free if d not in workers]
 
-    def partial_slot(self, buf: Buffer) -> tuple[str, MemRef, str, MemRef]:
-        """(this thread's scratch slot, its type, this chunk's partial sum,
-        its type): the body writes the first, then it is added to the second."""
+    def call_into_partial(self, buf: Buffer, call: Callable[[str, MemRef], None]) -> None:
+        """A point's body, `call(destination, its type)`, into the partial
+        sum of the chunk being emitted: directly when the chunk holds this
+        one point (its partial starts at zero: a point that does not run
+        leaves it so), else into this thread's scratch slot, then added."""
         w = self.w
-        key = ("partial", id(buf.value))
-        if key not in self.scratch:
-            stype = buf.type
-            self.scratch[key] = (
-                self.prologue.op(f"memref.alloc({self.thread_count()}) : {stype}", "scratch"),
-                stype,
-            )
-        scratch, stype = self.scratch[key]
-        thread = w.op("func.call @pdg_thread_index() : () -> index", "thread")
         rank = len(buf.point)
         sizes, kept = [1, *buf.point], [False] + [True] * rank
-        mine, mine_t = subview(w, scratch, stype, [thread] + [0] * rank, sizes, kept)
         total, total_t = subview(w, buf.ssa, buf.type, [self.chunk] + [0] * rank, sizes, kept)
-        return mine, mine_t, total, total_t
+        w.open(f"scf.if {self.chunk_single} {{")
+        call(total, total_t)
+        w.close("} else {")
+        w.depth += 1
+        scratch, stype = self.thread_scratch(buf)
+        thread = w.op("func.call @pdg_thread_index() : () -> index", "thread")
+        mine, mine_t = subview(w, scratch, stype, [thread] + [0] * rank, sizes, kept)
+        call(mine, mine_t)
+        _elementwise_add(w, mine, mine_t, total, total_t)
+        w.close()
 
-    def add_partial(self, mine: str, mine_t: MemRef, total: str, total_t: MemRef) -> None:
-        _elementwise_add(self.w, mine, mine_t, total, total_t)
+    def thread_scratch(self, buf: Buffer) -> tuple[str, MemRef]:
+        """A scratch slot per thread for the points of `buf` (allocated in
+        the prologue), none when every chunk holds one point."""
+        key = ("partial", id(buf.value))
+        if key not in self.scratch:
+            w = self.prologue
+            points, chunks = self.chunks_of(buf.value)
+            shared = w.op(f"arith.cmpi ugt, {points}, {chunks} : index", "shared")
+            slots = w.op(f"arith.select {shared}, {self.thread_count()}, {w.const(0)} : index")
+            self.scratch[key] = (w.op(f"memref.alloc({slots}) : {buf.type}", "scratch"), buf.type)
+        return self.scratch[key]
 
     def sum_partials(self, node: Node, point: dict[str, str]) -> None:
         """The sum's node: its slot is the sum of the chunks' partials, in

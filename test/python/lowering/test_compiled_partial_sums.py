@@ -18,16 +18,16 @@ from pdg.passes.pipeline import parse_pipeline, run_pipeline
 IN, OUT = 16, 32
 
 
-def per_example_steps() -> pf.Program:
+def per_example_steps(n_in: int = IN, n_out: int = OUT) -> pf.Program:
     """Steps w[i] = w[i - 1] - 0.1 s[i - 1], s the sum over the batch of a
     weight-sized value per example (squashed, so that it is not one
     contraction over the batch: pdg-contract-reductions leaves it)."""
     prog = pf.Program("per_example")
     i = prog.dim("i", launch="I")
     b = prog.dim("b", launch="B")
-    x = prog.input("x", (IN,), "f32", domain=[b])
-    w0 = prog.input("w0", (IN, OUT), "f32")
-    w = prog.recurrent((IN, OUT), "f32", domain=[i], name="w")
+    x = prog.input("x", (n_in,), "f32", domain=[b])
+    w0 = prog.input("w0", (n_in, n_out), "f32")
+    w = prog.recurrent((n_in, n_out), "f32", domain=[i], name="w")
     y = pf.tanh(pf.matmul(x, w)).named("y")
     grad = pf.tanh(pf.einsum("k,n->kn", x, y)).named("grad")  # over [i, b]
     s = grad[0 : b.size].sum(axis=0).named("s")
@@ -87,3 +87,30 @@ def test_peak_memory_does_not_hold_a_gradient_per_example(tmp_path):
     # each), not 504 more gradients.
     grown = peaks[512] - peaks[8]
     assert grown < 504 * per_example / 4, (peaks, per_example)
+
+
+def test_a_chunk_of_one_example_needs_no_scratch(tmp_path):
+    """Each chunk of one example writes its partial sum directly: with one
+    example, the run holds the one chunk's gradient and no scratch slot per
+    thread; from 17 examples on, chunks hold several and the threads'
+    scratch slots appear."""
+    n = 256
+    prog = per_example_steps(n, n)
+    compile_module(prog.build(), tmp_path / "p.pdgx", gpu=False)
+    program = pdg.runtime.load(tmp_path / "p.pdgx")
+    rng = np.random.default_rng(0)
+    gradient = n * n * 4
+    over_plan = {}
+    for batch in (1, 16, 17):
+        inputs = {
+            "x": rng.standard_normal((batch, n)).astype(np.float32),
+            "w0": rng.standard_normal((n, n)).astype(np.float32),
+        }
+        symbols = {"I": 2, "B": batch}
+        planned, _, _ = program.planned_peak(symbols)  # counts one partial sum
+        over_plan[batch] = (program.run(inputs, symbols).peak_bytes - planned) / gradient
+    # One example: the plan, and a body's temporary of a gradient's size
+    # (a scratch slot per thread would make it 2 or more).
+    assert over_plan[1] < 1.5, over_plan
+    assert over_plan[16] - over_plan[1] >= 15, over_plan  # 15 more chunks
+    assert over_plan[17] - over_plan[16] >= 1, over_plan  # a scratch slot per thread

@@ -57,13 +57,15 @@ def compile_grpo(trainer, algorithm, loss_type, rewards, data, what: str, cache:
     return program, load(built.path)
 
 
-def run_grpo(program, loaded, inputs: dict) -> dict:
+def run_grpo(program, loaded, inputs: dict, donate=()) -> dict:
     """The outputs of one call; a mistake in a reward function (raised as a
-    TrainerConfigError inside the program's callback) comes out as itself."""
+    TrainerConfigError inside the program's callback) comes out as itself.
+    `donate`: inputs whose arrays the call may write into (run(donate=))."""
     from pdg.runtime.cpu import UdfError
 
     try:
-        return loaded.run(inputs, program.symbols(inputs), udfs=program.udfs).outputs
+        symbols = program.symbols(inputs)
+        return loaded.run(inputs, symbols, udfs=program.udfs, donate=donate).outputs
     except UdfError as e:
         if isinstance(e.__cause__, TrainerConfigError):
             raise e.__cause__ from None

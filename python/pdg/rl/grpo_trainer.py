@@ -130,6 +130,10 @@ class GRPOTrainer:
             self.weights.update(init_adapters(self.lora, self.reference, self.args.seed, real))
         self.optimizer_state = None
         self.global_step = 0
+        # Whether the weights and optimizer state are arrays the last call
+        # returned: the next call writes into them (donated) instead of
+        # copying them (the model's own weights are also the reference).
+        self._state_returned = False
         self._build()
 
     def _build(self) -> None:
@@ -205,6 +209,7 @@ class GRPOTrainer:
                 self.weights.update({p: saved.weights[p] for p in self.lora.adapter_paths()})
             self.optimizer_state = saved.optimizer
             self.global_step = saved.step
+            self._state_returned = False
         self.rewards.state.max_steps = self.total_steps
         log = RunLog(
             a, self.total_steps, self.global_step, type(self).__name__.removesuffix("Trainer")
@@ -247,7 +252,9 @@ class GRPOTrainer:
         )
         self.rewards.state.global_step = start
         began = time.perf_counter()
-        out = run_grpo(self.program, self.run_program, inputs)
+        donate = self.run_program.donatable_inputs if self._state_returned else ()
+        out = run_grpo(self.program, self.run_program, inputs, donate)
+        self._state_returned = True
         seconds = (time.perf_counter() - began) / count
         trained, self.optimizer_state = self.program.training.final_state(out)
         self.weights = {**self.weights, **trained}  # with LoRA, the adapters only

@@ -165,7 +165,7 @@ class GRPOProgramTrainer:
         if self.comm is None:
             # Arrays the program returned last time are its to write into;
             # the caller's own (start()'s weights) are copied by the run.
-            donate = self.donated_inputs if state.owned else ()
+            donate = self.run_grpo.donatable_inputs if state.owned else ()
             out = self.run_grpo.run(inputs, symbols, udfs=self.program.udfs, donate=donate)
             state.consumed = bool(donate)
         else:
@@ -195,12 +195,6 @@ class GRPOProgramTrainer:
         ]
         step = state.step + len(batches)
         return TrainerState(weights, state.reference, optimizer, step, owned=True), stats
-
-    @property
-    def donated_inputs(self) -> list[str]:
-        """The program's inputs whose arrays a run may write into: the
-        policy's weights and Adam's moments (pdg.lowering.updated_in_place)."""
-        return [d["input"] for d in self.run_grpo.manifest["abi"].get("donated", [])]
 
     def evaluate(self, weights, problems: list[tuple[str, str]]) -> float:
         """Greedy accuracy (mean reward) on (prompt, answer) problems."""

@@ -80,6 +80,13 @@ class CompiledProgram:
         return ctypes.c_int64.in_dll(self._entry.library, name).value
 
     @property
+    def donatable_inputs(self) -> list[str]:
+        """The inputs whose arrays a run may write into when the caller
+        donates them (run(donate=...)): a training program's initial weights
+        and optimizer state, updated in place (the manifest's abi.donated)."""
+        return [d["input"] for d in self.manifest["abi"].get("donated", [])]
+
+    @property
     def launch_symbols(self) -> dict[str, dict]:
         return {s["name"]: s for s in self.manifest["symbols"] if s["kind"] == "launch"}
 

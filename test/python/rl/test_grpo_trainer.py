@@ -212,7 +212,11 @@ def assert_same_checkpoint(got: Path, want: Path) -> None:
 
 
 def test_resume_equals_straight_through(trl_run):
+    """The straight run's second call writes the state the first returned
+    in place (donated); the resumed run's call starts from the checkpoint's
+    arrays, copied: the same bits."""
     root, script, run = trl_run
+    assert run["trainer"].run_program.donatable_inputs
     with compiled_once(root):
         resumed = run_script(
             script, root / "llama", root / "resumed", root / "out" / "checkpoint-2"

@@ -191,7 +191,8 @@ def test_a_returned_state_is_written_in_place_by_the_next_run(tmp_path):
     batches = [["1+2=", "3+4="], ["5+6=", "7+8="]]
     new, _ = trainer.run(trainer.start(weights), batches)
     assert all(np.array_equal(weights[k], initial[k]) for k in weights)
-    assert len(trainer.donated_inputs) == 3 * len(weights)  # each weight and its two moments
+    # Each weight and its two moments.
+    assert len(trainer.run_grpo.donatable_inputs) == 3 * len(weights)
     # The same state from arrays the caller owns: copied by the run.
     twin = TrainerState(
         {k: v.copy() for k, v in new.weights.items()},

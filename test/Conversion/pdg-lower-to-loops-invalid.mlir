@@ -101,3 +101,13 @@ pdg.graph @"a{b" {
   pdg.dim @t < 8
   %a = pdg.input "a" {pdg.store = #pdg.store<input, [8]>} : !pdg.value<[t], tensor<f32>>
 }
+
+// -----
+
+// A graph whose entry would be a symbol of pdg's runtime (its step
+// counter, pdg_step: an internal error before).
+// CHECK: pdg-lower-to-loops-invalid.mlir:[[# @LINE + 1]]:1: error: pdg-lower-to-loops: graph 'step' would be compiled to the C symbol pdg_step, which pdg's runtime defines; rename the graph
+pdg.graph @step {
+  pdg.dim @t < 8
+  %a = pdg.input "a" {pdg.store = #pdg.store<input, [8]>} : !pdg.value<[t], tensor<f32>>
+}

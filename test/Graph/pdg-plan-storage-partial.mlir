@@ -20,9 +20,12 @@
 // CHECK: %[[MOST:.*]] = arith.constant 16 : index
 // CHECK: %[[CHUNKS:.*]] = arith.minui %[[B]], %[[MOST]] : index
 // CHECK: %[[PARTIAL:.*]] = memref.alloc(%[[CHUNKS]]) : memref<?x4xf32>
-//   The body's scratch: one per thread (a thread runs one point at a time).
+//   The body's scratch: one per thread (a thread runs one point at a time),
+//   none when every chunk holds one example (B <= 16).
+// CHECK: %[[SEVERAL:.*]] = arith.cmpi ugt, %[[B]], %[[CHUNKS]] : index
 // CHECK: %[[THREADS:.*]] = {{(func\.)?}}call @pdg_thread_slots() : () -> index
-// CHECK: %[[SCRATCH:.*]] = memref.alloc(%[[THREADS]]) : memref<?x4xf32>
+// CHECK: %[[SLOTS:.*]] = arith.select %[[SEVERAL]], %[[THREADS]], %{{.*}} : index
+// CHECK: %[[SCRATCH:.*]] = memref.alloc(%[[SLOTS]]) : memref<?x4xf32>
 // CHECK: scf.for
 // CHECK:   call @per_example_w_1_into(
 //   Every chunk's sum starts at zero; a parallel loop over the chunks.
@@ -34,14 +37,22 @@
 // CHECK:     %[[LO:.*]] = arith.divui %[[LO_B]], %[[CHUNKS]] : index
 // CHECK:     %[[HI_B:.*]] = arith.muli %[[NEXT]], %[[B]] : index
 // CHECK:     %[[HI:.*]] = arith.divui %[[HI_B]], %[[CHUNKS]] : index
+// CHECK:     %[[HELD:.*]] = arith.subi %[[HI]], %[[LO]] : index
+// CHECK:     %[[SINGLE:.*]] = arith.cmpi eq, %[[HELD]], %[[ONE]] : index
 // CHECK:     scf.for %{{.*}} = %[[LO]] to %[[HI]] step %[[ONE]] {
-// CHECK:       %[[T:.*]] = {{(func\.)?}}call @pdg_thread_index() : () -> index
-// CHECK:       %[[MINE:.*]] = memref.subview %[[SCRATCH]][%[[T]], %{{.*}}] [1, 4] [1, 1]
 // CHECK:       %[[SUM:.*]] = memref.subview %[[PARTIAL]][%[[C]], %{{.*}}] [1, 4] [1, 1]
-// CHECK:       %[[DEST:.*]] = memref.cast %[[MINE]]
-// CHECK:       func.call @per_example_e_0_into(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[DEST]])
-// CHECK:       linalg.generic {{.*}} ins(%[[MINE]] : {{.*}}) outs(%[[SUM]] : {{.*}})
-// CHECK:         arith.addf
+//   A chunk of one example: its body writes the chunk's sum.
+// CHECK:       scf.if %[[SINGLE]] {
+// CHECK:         %[[INTO:.*]] = memref.cast %[[SUM]]
+// CHECK:         func.call @per_example_e_0_into(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[INTO]])
+//   Else into this thread's scratch, then added to the chunk's sum.
+// CHECK:       } else {
+// CHECK:         %[[T:.*]] = {{(func\.)?}}call @pdg_thread_index() : () -> index
+// CHECK:         %[[MINE:.*]] = memref.subview %[[SCRATCH]][%[[T]], %{{.*}}] [1, 4] [1, 1]
+// CHECK:         %[[DEST:.*]] = memref.cast %[[MINE]]
+// CHECK:         func.call @per_example_e_0_into(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[DEST]])
+// CHECK:         linalg.generic {{.*}} ins(%[[MINE]] : {{.*}}) outs(%[[SUM]] : {{.*}})
+// CHECK:           arith.addf
 // CHECK:     scf.reduce
 //   s does not run its body: it adds the partials up, chunk after chunk.
 // CHECK-NOT: per_example_s_0_into

@@ -20,6 +20,7 @@ from .guards import check_affine_constants, check_bodies, check_inputs
 from .model import read_model
 from .partials import summing_nodes
 from .text import c_identifier
+from .toolchain import ToolchainError, c_runtime
 from .updated_in_place import find_in_place, in_place_suffix
 
 
@@ -114,11 +115,20 @@ def lower_to_loops(module: ir.Module) -> list[EntryABI]:
 
 def _check_entry_names(models) -> None:
     """Each graph's entry is the C symbol pdg_<name> with the name's other
-    characters made `_`: two graphs must not meet in one symbol."""
+    characters made `_`: two graphs must not meet in one symbol, nor one
+    meet a symbol of pdg's runtime (a graph named `step` would define
+    pdg_step, the runtime's step counter)."""
     seen: dict[str, str] = {}
+    reserved = _runtime_symbols()
     for model in models:
         graph = model.graph
         entry = "pdg_" + c_identifier(graph.name)
+        if entry in reserved:
+            raise PassError(
+                f"graph '{graph.name}' would be compiled to the C symbol {entry}, which "
+                "pdg's runtime defines; rename the graph",
+                graph.op.location,
+            )
         if entry in seen:
             raise PassError(
                 f"graphs '{seen[entry]}' and '{graph.name}' would both be compiled to the "
@@ -127,6 +137,19 @@ def _check_entry_names(models) -> None:
                 graph.op.location,
             )
         seen[entry] = graph.name
+
+
+def _runtime_symbols() -> set[str]:
+    """The pdg_ symbols of the compiled code's support globals and of the
+    C runtime's header (empty of the latter where the runtime is not built:
+    the link would fail first)."""
+    names = set(GLOBALS)
+    try:
+        _, include = c_runtime()
+    except ToolchainError:
+        return names
+    header = (include / "pdg" / "runtime.h").read_text()
+    return names | set(re.findall(r"\bpdg_\w+", header))
 
 
 def _shared_bodies(funcs: dict[str, ir.Operation]) -> dict[str, str]:

@@ -19,7 +19,6 @@
 // CHECK-SAME: %{{[^:]*}}: index, %[[B:[^:]*]]: index)
 // CHECK: %[[MOST:.*]] = arith.constant 16 : index
 // CHECK: %[[CHUNKS:.*]] = arith.minui %[[B]], %[[MOST]] : index
-// CHECK: %[[PARTIAL:.*]] = memref.alloc(%[[CHUNKS]]) : memref<?x4xf32>
 //   The body's scratch: one per thread (a thread runs one point at a time),
 //   none when every chunk holds one example (B <= 16).
 // CHECK: %[[SEVERAL:.*]] = arith.cmpi ugt, %[[B]], %[[CHUNKS]] : index
@@ -28,6 +27,9 @@
 // CHECK: %[[SCRATCH:.*]] = memref.alloc(%[[SLOTS]]) : memref<?x4xf32>
 // CHECK: scf.for
 // CHECK:   call @per_example_w_1_into(
+//   The chunks' sums live from here to s, which reads them: allocated in
+//   the step, freed after s.
+// CHECK:   %[[PARTIAL:.*]] = memref.alloc(%[[CHUNKS]]) : memref<?x4xf32>
 //   Every chunk's sum starts at zero; a parallel loop over the chunks.
 // CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[PARTIAL]] : memref<?x4xf32>)
 // CHECK:   scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[CHUNKS]]) step (%[[ONE:.*]]) {
@@ -60,6 +62,7 @@
 // CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[S]] :
 // CHECK:   linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]} ins(%[[PARTIAL]] : memref<?x4xf32>) outs(%[[S]] :
 // CHECK:     arith.addf
+// CHECK:   memref.dealloc %[[PARTIAL]] : memref<?x4xf32>
 // CHECK: memref.dealloc %[[SCRATCH]]
 pdg.graph @per_example {
   pdg.dim @i < launch I

@@ -210,6 +210,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             self.buffers[id(pair.carrier)] = self.buffers[id(pair.update)]
             keep_own.add(id(pair.update))
         donated = self.donated_stores(graph_args)
+        self.scoped_partials = self.scope_partials()
         for store in self.m.stores.values():
             buf = self.buffers[id(store.value)]
             if id(store.value) in self.returned or id(store.value) in self.carried:
@@ -225,6 +226,8 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
                 buf.ssa = graph_args[id(store.value)]
                 continue
             if store.kind == "partial":  # a partial sum per chunk (partials.py)
+                if id(store.value) in self.scoped_partials:
+                    continue  # allocated where its node runs
                 chunks = self.chunk_count(store.value)
                 buf.ssa = w.op(f"memref.alloc({chunks}) : {buf.type}", "store")
                 continue
@@ -702,8 +705,9 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         w = self.w
         # A store shared by a value updated in place is listed twice.
         donors = {id(p.update) for p in self.in_place.values() if p.donor}
+        scoped = self.scoped_partials  # freed after their sum
         for buf in {id(b): b for b in self.buffers.values()}.values():
-            if buf.kind != "input" and id(buf.value) not in returned | donors:
+            if buf.kind != "input" and id(buf.value) not in returned | donors | scoped:
                 if id(buf.value) not in self.in_block:
                     w.line(f"memref.dealloc {buf.ssa} : {buf.type}")
             if buf.shapes:

@@ -75,6 +75,7 @@ class PartialSumEmitter:
     and whether it holds one point) for `call_into_partial()`."""
 
     chunk: str | None = None
+    scoped_partials: frozenset[int] | set[int] = frozenset()  # scope_partials(), set by the Driver
     chunk_single: str | None = None  # i1: the chunk being emitted holds one point
 
     def summed_dims(self, v) -> list[str]:
@@ -113,10 +114,12 @@ class PartialSumEmitter:
             )
         buf = self.buffer(v)
         w = self.w
+        chunks = self.chunk_count(v)
+        if id(v) in self.scoped_partials:  # freed by sum_partials
+            buf.ssa = w.op(f"memref.alloc({chunks}) : {buf.type}", "partial")
         _fill_zero(w, buf.ssa, buf.type)
         extents = [w.index(self.extent_of(d)) for d in free]
         points = _product(w, extents)
-        chunks = self.chunk_count(v)
         zero, one = w.const(0), w.const(1)
         chunk = w.fresh("chunk")
         w.open(f"scf.parallel ({chunk}) = ({zero}) to ({chunks}) step ({one}) {{")
@@ -228,6 +231,23 @@ class PartialSumEmitter:
             f"ins({source.ssa} : {source.type}) outs({out} : {out_t})",
             v.element,
         )
+        if id(read.producer) in self.scoped_partials:  # allocated by run_partials
+            self.w.line(f"memref.dealloc {source.ssa} : {source.type}")
+
+    def scope_partials(self) -> set[int]:
+        """id(value) of the partial stores allocated where their node runs
+        and freed once their sum has read them, instead of for the whole
+        run: those whose node and sum run in the same loop body (the same
+        nests and groups, inside a loop). A training program's gradient
+        summed over the microbatches then holds its chunks only from its
+        node to its sum, not through the rest of the iteration."""
+        nodes = {id(n.value): n for n in self.m.nodes}
+        out = set()
+        for key, total in self.summing.items():
+            node = nodes.get(key)
+            if node and node.loops and (node.loops, node.path) == (total.loops, total.path):
+                out.add(key)
+        return out
 
 
 def _always(constraints) -> bool:

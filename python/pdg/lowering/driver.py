@@ -28,7 +28,7 @@ from .collectives import CollectiveEmitter
 from .loops import LENGTHS, Loop, LoopEmitter
 from .model import Case, LoweringModel, Node
 from .partials import PartialSumEmitter
-from .returned_slots import returned_slots, slot_view
+from .returned_slots import returned_slots, slot_groups, slot_view
 from .updated_in_place import InPlace, in_place_suffix
 from .text import DYNAMIC, MemRef, Writer, c_identifier, cast, symbol
 from .views import ViewEmitter
@@ -559,12 +559,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             if pair.donor is None:
                 continue
             buf, given = self.buffers[id(pair.update)], self.buffers[id(pair.donor)]
-            units = len(buf.modes)
-            rank = len(given.type.shape)
-            groups = [list(range(units + 1))] + [[units + k] for k in range(1, rank)]
-            groups = "[" + ", ".join(f"[{', '.join(map(str, g))}]" for g in groups) + "]"
-            if rank == 0:
-                groups = "[]"
+            groups = slot_groups(len(buf.modes), len(given.type.shape))
             shape = ", ".join(str(x) for x in buf.type.shape)
             out[id(pair.update)] = self.prologue.op(
                 f"memref.expand_shape {graph_args[id(pair.donor)]} {groups} "

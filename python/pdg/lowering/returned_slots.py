@@ -69,11 +69,15 @@ def slot_view(slot: Buffer, out: Buffer) -> str:
     """`memref.collapse_shape` text turning the one-slot store `slot`
     (unit dims, then the point) into the output's type (the point), with
     `%SLOT` for its SSA name."""
-    units = len(slot.modes)
-    rank = len(out.type.shape)
-    if rank == 0:
-        groups = "[]"
-    else:
-        groups = [list(range(units + 1))] + [[units + k] for k in range(1, rank)]
-        groups = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
+    groups = slot_groups(len(slot.modes), len(out.type.shape))
     return f"memref.collapse_shape %SLOT {groups} : {slot.type} into {out.type}"
+
+
+def slot_groups(units: int, rank: int) -> str:
+    """The reassociation between a one-slot store (`units` unit dims, then
+    a point of `rank` dims) and its point: the unit dims join the point's
+    first dim (for memref.collapse_shape and memref.expand_shape)."""
+    if rank == 0:
+        return "[]"
+    groups = [list(range(units + 1))] + [[units + k] for k in range(1, rank)]
+    return "[" + ", ".join("[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"

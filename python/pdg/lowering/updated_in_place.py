@@ -17,7 +17,7 @@ copy at i >= 1 gone (the slot already holds `sub[i - 1]`), and the update
 reads its operand from the buffer it writes.
 
 The update's body gets the shared slot as its destination and as that
-operand (bodies.in_place_wrapper_text): one-shot bufferization sees the
+operand (bodies.wrapper_text's `from_slot`): one-shot bufferization sees the
 read and the write of one tensor and writes in place only where that is
 safe (an elementwise loop reads each element before it writes it), or
 computes into a temporary first. Either way the values are those of two

@@ -23,6 +23,9 @@ from dataclasses import dataclass
 
 from .formula import evaluate, from_json
 
+# Placements with no bytes of their own (in another store or an input).
+BORROWED = ("returned", "in place", "donated")
+
 
 @dataclass
 class StoreBytes:
@@ -47,7 +50,7 @@ class Breakdown:
         """Bytes per placement; the block's stores as the block's size."""
         totals: dict[str, int] = defaultdict(int)
         for s in self.stores:
-            if s.placed not in ("block", "returned", "in place", "donated"):
+            if s.placed != "block" and s.placed not in BORROWED:
                 totals[s.placed] += s.bytes
         totals["block"] = self.block
         return dict(totals)
@@ -57,7 +60,7 @@ class Breakdown:
         stores at their own size, so the sum exceeds the peak)."""
         totals: dict[str, int] = defaultdict(int)
         for s in self.stores:
-            if s.placed not in ("returned", "in place", "donated"):
+            if s.placed not in BORROWED:
                 totals[s.kind] += s.bytes
         return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
 

@@ -573,14 +573,16 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         in the order just emitted (updated_in_place.py chose the pairs by
         the schedule's order, which this order must follow)."""
         ticks = self.lifetimes.ticks
+        readers: dict[int, list] = {id(p.carrier): [] for p in self.in_place.values()}
+        for r in self.m.graph.reads:  # one pass: a model has a weight and two moments per layer
+            if id(r.producer) in readers:
+                readers[id(r.producer)].append(r.consumer)
         for pair in self.in_place.values():
             update = ticks[id(pair.update)][0]
             late = [
-                r.consumer.name
-                for r in self.m.graph.reads
-                if r.producer is pair.carrier
-                and r.consumer is not pair.update
-                and ticks.get(id(r.consumer), (update,))[0] >= update
+                c.name
+                for c in readers[id(pair.carrier)]
+                if c is not pair.update and ticks.get(id(c), (update,))[0] >= update
             ]
             if late:
                 raise PassError(

@@ -165,3 +165,25 @@ def test_donating_an_unknown_input_is_one_line(tmp_path):
         program.run(inputs, symbols={"I": ITERS}, donate=["wq"])
     with pytest.raises(RunError, match="collection of input names"):
         program.run(inputs, symbols={"I": ITERS}, donate="w")
+
+
+def test_the_driver_refuses_an_update_before_a_reader(tmp_path, monkeypatch, no_compile_cache):
+    """If the order the pairs were chosen by ever disagreed with the order
+    the Driver emits, the lowering stops instead of writing over weights a
+    later node reads (here the chosen order puts `step_taken`'s node, which
+    reads w and its update, first)."""
+    from pdg.lowering import updated_in_place
+    from pdg.lowering.artifact import CompileError
+
+    emitted = updated_in_place.emission_key
+
+    def chosen(node, depth):
+        reads = {r.producer.name for r in node.value.reads}
+        return (-1,) if {"w_at", "sub"} <= reads else emitted(node, depth)
+
+    monkeypatch.setattr(updated_in_place, "emission_key", chosen)
+    prog, training, _ = fit_program()
+    w, new_w = training.params["w"], training.updated["w"]
+    prog.output("step_taken", (new_w - w).astype("f64"))
+    with pytest.raises(CompileError, match="is written over 'w_at' before"):
+        compile_module(prog.build(), tmp_path / "p.pdgx", gpu=False)

@@ -211,7 +211,14 @@ def _emit_index_add(body: Body, args, type_: TensorType, attrs) -> Val:
     g, idx = args
     axis = attrs["axis"]
     i_rank = idx.tensor.rank
-    init = body.filled(type_, [], 0.0 if is_float(type_.dtype) else 0)
+    # The table's dynamic dims are the values' (those after `axis` follow
+    # the indices' dims in the values).
+    sizes = [
+        body.dim_size(g, a if a < axis else a + i_rank - 1)
+        for a, d in enumerate(type_.shape)
+        if d is None
+    ]
+    init = body.filled(type_, sizes, 0.0 if is_float(type_.dtype) else 0)
     elem = scalar_type(type_.dtype)
     # loop dims: the output's dims, then one reduction dim per index dim
     out_rank = type_.rank
@@ -247,8 +254,8 @@ def index_add(values: TensorLike, indices: TensorLike, size: int, axis: int = 0)
     if not is_int(indices.dtype):
         raise ProgramError("index_add() needs integer indices")
     i_rank = indices.ndim
-    if values.ndim < i_rank or any(d is None for d in values.shape):
-        raise ProgramError("index_add() needs values of static shape (..., *indices.shape, ...)")
+    if values.ndim < i_rank:
+        raise ProgramError("index_add() needs values of shape (..., *indices.shape, ...)")
     (ax,) = _axes(axis, values.ndim - i_rank + 1)
     shape = (*values.shape[:ax], size, *values.shape[ax + i_rank :])
     return _make(INDEX_ADD, [values, indices], TensorType(shape, values.dtype), axis=ax)

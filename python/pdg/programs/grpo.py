@@ -329,6 +329,7 @@ def build_grpo(
     share_prefill: bool | None = None,
     staleness: int = 0,
     teacher_forced_reference: bool = False,
+    teacher_forced_policy: bool = False,
 ) -> GRPOProgram:
     """`grpo`: the algorithm, GRPO's, or RLOO's as TRL's RLOOTrainer has
     it (losses.rloo: the leave-one-out advantages of rewards with the KL
@@ -368,7 +369,17 @@ def build_grpo(
     nn.teacher_forced supports): the reference scores the finished
     completions once, over all their steps at once (products of steps x
     rows rows), instead of one step at a time beside the policy; the same
-    log-probs."""
+    log-probs.
+    `teacher_forced_policy` (the group layout, GRPO or RLOO on full
+    weights, staleness 0): the loss's log-probs are the policy's over the
+    finished completions, all steps at once, as TRL computes them after
+    generating; the stepwise logits only sample. Its gradient then runs
+    through that forward (products of steps x rows rows) instead of
+    replaying the steps one at a time; the same loss and gradients.
+    With either option and share_prefill, that model's shared prefill
+    runs over all its positions at once too (nn.teacher_forced.prefix:
+    products of positions x M rows, not M rows a position), and the
+    policy's serves its sampling steps as well."""
     if not isinstance(grpo, (losses.GRPOAlgorithm, losses.RLOOAlgorithm)):
         raise pf.ProgramError("build_grpo() needs a losses.GRPOAlgorithm or RLOOAlgorithm")
     rloo = isinstance(grpo, losses.RLOOAlgorithm)
@@ -439,6 +450,11 @@ def build_grpo(
                 "teacher_forced_reference needs the group layout and a reference model of its own",
                 hint="use layout='group' without lora, or teacher_forced_reference=False",
             )
+    if teacher_forced_policy and (layout != "group" or lora is not None or staleness):
+        raise pf.ProgramError(
+            "teacher_forced_policy needs the group layout, full weights and staleness 0",
+            hint="use layout='group' without lora or staleness, or teacher_forced_policy=False",
+        )
     ends_ids = eos_ids(eos)
     check_positions(config, prompt_width + max_new_tokens - 1, "prompt_width + max_new_tokens - 1")
     prog = pf.Program("grpo")
@@ -490,6 +506,17 @@ def build_grpo(
     # A microbatch's rows share the position: they are aligned.
     step_pos = prog.coordinate(t, domain=sequence)
     step_index = step_pos  # t itself, whatever the prefill
+    whole = losses.grpo.whole_dim
+    # A model scored teacher-forced runs every position it knows in one
+    # product: its shared prefill too (the policy's then serves sampling).
+    for model, option, forced in (
+        (policy, "policy", teacher_forced_policy),
+        (reference, "reference", teacher_forced_reference),
+    ):
+        if forced and (why := teacher_forced.unsupported(model)) is not None:
+            raise pf.ProgramError(
+                f"teacher_forced_{option}: {why}", hint=f"use teacher_forced_{option}=False"
+            )
     policy_prefix = reference_prefix = behaviour_prefix = None
     if share_prefill:
         # Positions 0 .. first (the shortest prompt's last) run once per
@@ -501,10 +528,15 @@ def build_grpo(
         s.until((prefix_pos >= first).named("prefix_done"))
         visible = prefix_pos < first
 
-        def prefix_of(model: GPT):
+        def prefix_of(model: GPT, forced: bool = False):
+            if forced:  # every prefix position at once, at the point of p (and i)
+                return teacher_forced.prefix(
+                    model, whole(prefix_tok, s), whole(prefix_pos, s), whole(visible, s),
+                    grpo.group,
+                )  # fmt: skip
             return model.prefix(prefix_tok, prefix_pos, s, visible, grpo.group)
 
-        policy_prefix = prefix_of(policy)
+        policy_prefix = prefix_of(policy, teacher_forced_policy)
         if staleness:
             with policy.weights_replaced(behind):
                 behaviour_prefix = prefix_of(policy)
@@ -512,7 +544,7 @@ def build_grpo(
             with policy.without_adapters():
                 reference_prefix = prefix_of(policy)
         else:
-            reference_prefix = prefix_of(reference)
+            reference_prefix = prefix_of(reference, teacher_forced_reference)
         step_pos = step_pos + first
     pos = step_pos.named("pos")
     at = pf.minimum(pos, prompt_width - 1)
@@ -564,8 +596,16 @@ def build_grpo(
         picked = vocab.eq(chosen.reshape(*rows, 1)).astype(real)
         return (log_p * picked).sum(axis=-1)
 
+    def forced_log_probs(model: GPT, prefix) -> pf.TensorLike:
+        """(T, rows): `model`'s log-probs of the chosen tokens at every
+        step at once, at the point of p (and i)."""
+        return teacher_forced.sequence_log_probs(
+            model, whole(tok, t), whole(chosen, t), whole(pos, t), prefix, grpo.temperature
+        )
+
     # The sampled tokens' log-probs from the logits that chose them (the
-    # gradient flows through these), and the reference's, step by step.
+    # gradient flows through these unless the policy scores teacher-forced),
+    # and the reference's, step by step.
     policy_log_p = log_probs(logits)
     logp = chosen_of(policy_log_p).named("logp")
     # The sampling policy's log-probs: the loss's ratio is to them.
@@ -577,21 +617,9 @@ def build_grpo(
             base_logits = policy(tok, pos, t, reference_prefix)
         ref_logp = chosen_of(log_probs(base_logits)).named("ref_logp")
     elif teacher_forced_reference:
-        if (why := teacher_forced.unsupported(reference)) is not None:
-            raise pf.ProgramError(
-                f"teacher_forced_reference: {why}", hint="use teacher_forced_reference=False"
-            )
-        whole_t = losses.grpo.whole_dim
-        per_step = teacher_forced.sequence_log_probs(
-            reference,
-            whole_t(tok, t),
-            whole_t(chosen, t),
-            whole_t(pos, t),
-            reference_prefix,
-            grpo.temperature,
-        ).named("ref_sequence_logp")
-        ref_logp = pf.take(per_step, step_index, axis=0)
-        ref_logp = ref_logp.named("ref_logp")
+        ref_steps = forced_log_probs(reference, reference_prefix)
+        ref_steps = ref_steps.named("ref_sequence_logp")
+        ref_logp = pf.take(ref_steps, step_index, axis=0).named("ref_logp")
     else:
         ref_logits = reference(tok, pos, t, reference_prefix)
         ref_logp = chosen_of(log_probs(ref_logits)).named("ref_logp")
@@ -603,7 +631,6 @@ def build_grpo(
     # Rewards on each finished completion, group-normalized advantages.
     real_type = np.dtype(numpy_dtype(real)).type
     group = grpo.group if rows else 0
-    whole = losses.grpo.whole_dim
     length = whole(mask, t).sum(axis=0).named("length")
     scorer = None
     udfs = {}
@@ -631,19 +658,38 @@ def build_grpo(
         )
     # An iteration's whole batch of a value over the prompts (and g).
     batch = tuple([slice(0, p.size), *outer, *(slice(0, g.size) for g in group_dims)])
+    # The loss's per-token values: over t, a step per point; or, with the
+    # policy teacher-forced, (T, rows) at the point of p (and i), read
+    # whole so that its gradient is one product over all the steps.
+    if teacher_forced_policy:
+        loss_logp = forced_log_probs(policy, policy_prefix).named("sequence_logp")
+        loss_old = pf.stop_gradient(loss_logp)  # one update per batch: ratio 1
+        loss_ref = ref_steps if teacher_forced_reference else whole(ref_logp, t)
+        loss_mask = whole(mask, t)
+
+        def step_sum(x: pf.TensorLike) -> pf.TensorLike:
+            return x.sum(axis=0)
+
+    else:
+        loss_logp, loss_old, loss_ref, loss_mask = logp, old_logp, ref_logp, mask
+
+        def step_sum(x: pf.TensorLike) -> pf.TensorLike:
+            return whole(x, t).sum(axis=0)
+
     delta = ref_logp - logp
     if rloo:
         # TRL's RLOO: the KL is a penalty in the reward, beta times the
         # completion's summed log-ratio (first order, the sampling policy's:
         # no gradient); the baseline is the other completions' mean.
-        log_ratio = whole(pf.stop_gradient(-delta) * mask, t).sum(axis=0).named("log_ratio")
+        log_ratio = step_sum(pf.stop_gradient(loss_logp - loss_ref) * loss_mask)
+        log_ratio = log_ratio.named("log_ratio")
         shaped = rewards - log_ratio * grpo.beta if grpo.beta else rewards
         if rows:
             advantage = losses.row_leave_one_out_advantages(shaped, grpo.group)
         else:
             advantage = losses.leave_one_out_advantages(shaped, group_dims[0])
         advantage = advantage.named("advantage")
-        seq_logp = whole(logp * mask, t).sum(axis=0)
+        seq_logp = step_sum(loss_logp * loss_mask)
         per_sequence = losses.rloo_sequence_loss(seq_logp, advantage).named("sequence_loss")
         loss = _batch_mean(per_sequence, batch)
     else:
@@ -659,9 +705,9 @@ def build_grpo(
         # sampling policy is the policy itself (ratio 1, its gradient the
         # log-prob's); with it, the ratio to the behaviour policy, clipped.
         per_token = losses.grpo_token_loss(
-            logp, old_logp, ref_logp, advantage, grpo.clip, grpo.beta
+            loss_logp, loss_old, loss_ref, advantage, grpo.clip, grpo.beta
         )
-        loss = _aggregate(per_token, mask, t, batch, length, loss_type, max_new_tokens)
+        loss = _aggregate(per_token, loss_mask, step_sum, batch, length, loss_type, max_new_tokens)
     loss = loss.named("loss")
     # The KL each trainer logs: GRPO's k3 estimator, RLOO's first-order
     # log-ratio (TRL's), per completion token.
@@ -705,13 +751,13 @@ def build_grpo(
     return built
 
 
-def _aggregate(per_token, mask, t, batch, length, loss_type: str, max_new_tokens: int):
-    """An iteration's loss from the per-token losses (see LOSS_TYPES)."""
-    whole = losses.grpo.whole_dim
+def _aggregate(per_token, mask, step_sum, batch, length, loss_type: str, max_new_tokens: int):
+    """An iteration's loss from the per-token losses (see LOSS_TYPES);
+    `step_sum` sums a per-token value over each completion's steps."""
     if loss_type == "grpo":
-        per_sequence = losses.masked_sequence_mean(per_token, mask, t).named("sequence_loss")
-        return _batch_mean(per_sequence, batch)
-    token_sums = whole(per_token * mask, t).sum(axis=0).named("sequence_loss")
+        per_sequence = step_sum(per_token * mask) / pf.maximum(step_sum(mask), 1.0)
+        return _batch_mean(per_sequence.named("sequence_loss"), batch)
+    token_sums = step_sum(per_token * mask).named("sequence_loss")
     if loss_type == "dr_grpo":
         return _batch_mean(token_sums, batch) * (1.0 / max_new_tokens)
     # every token of the batch alike

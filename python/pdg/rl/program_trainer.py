@@ -49,6 +49,7 @@ class GRPOProgramTrainer:
         staleness: int = 0,
         batch_steps: bool = True,
         teacher_forced_reference: bool = False,
+        teacher_forced_policy: bool = False,
     ):
         """`cache`: a directory of compiled artifacts (pdg.lowering.cache):
         a program compiled there before is loaded, not compiled again.
@@ -68,7 +69,9 @@ class GRPOProgramTrainer:
         `batch_steps=False`: the backward's weight gradients stay one
         product per replayed step (compile_module's; to measure).
         `teacher_forced_reference`: the reference scores the finished
-        completions over all their steps at once (build_grpo's)."""
+        completions over all their steps at once (build_grpo's);
+        `teacher_forced_policy`: so does the policy, for the loss and its
+        gradient (build_grpo's)."""
         if not isinstance(grpo, GRPOAlgorithm):
             raise TypeError("GRPOProgramTrainer runs GRPO: pass losses.GRPOAlgorithm")
         self.config, self.grpo, self.reward, self.tok = config, grpo, reward, tokenizer
@@ -91,6 +94,7 @@ class GRPOProgramTrainer:
             share_prefill=share_prefill,
             staleness=staleness,
             teacher_forced_reference=teacher_forced_reference,
+            teacher_forced_policy=teacher_forced_policy,
         )
         self.batch_steps = batch_steps
         self.comm = comm if comm is not None and comm.Get_size() > 1 else None

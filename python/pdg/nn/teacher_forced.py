@@ -4,10 +4,12 @@ forcing), for a microbatch of rows that step together.
 Decoder.__call__ runs one step of the step dim per point: its products
 have as many rows as the microbatch (32 in GRPO's default bench), and a
 tuned sgemm repacks the whole weight at every call. Where the tokens are
-known for every step (the reference model scoring finished completions),
-the same forward can run over all the steps at once: each product then
-has steps x rows rows, and attention is causal over the steps, read with
-a mask instead of a slice along the step dim.
+known for every step (the reference model, or the policy for its loss,
+scoring finished completions), the same forward can run over all the
+steps at once: each product then has steps x rows rows, and attention is
+causal over the steps, read with a mask instead of a slice along the step
+dim. prefix() does the same for Decoder.prefix, the prompt positions a
+group's rows share.
 
 The inputs are read along the whole step dim, (T, rows) per point, T the
 symbolic number of steps that ran. Shapes with T keep it leading and never

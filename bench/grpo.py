@@ -80,8 +80,7 @@ IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
 # scoring the finished completions over all their steps at once
 # (teacher_forced_reference=True), not a step at a time; pdg-one-scored,
 # the policy's log-probs for the loss (and their gradient) teacher-forced
-# too (teacher_forced_policy=True), as TRL scores after generating;
-# pdg-one-scored-unshared, that without the shared prefill.
+# too (teacher_forced_policy=True), as TRL scores after generating.
 VARIANTS = (
     "pdg-one-group",
     "pdg-one-completion",
@@ -90,7 +89,6 @@ VARIANTS = (
     "pdg-one-unbatched",
     "pdg-one-forced",
     "pdg-one-scored",
-    "pdg-one-scored-unshared",
 )
 CHOICES = (*IMPLS, *VARIANTS)
 COMPILED = ("pdg", "pdg-one", *VARIANTS)
@@ -122,15 +120,15 @@ def pdg_trainer(args, one_program: bool):
         aligned = args.impl not in ("pdg-one-group", "pdg-one-completion")
         microbatch = args.microbatch if aligned else 1
         options = {"layout": layout, "microbatch": microbatch}
-        if args.impl in ("pdg-one-unshared", "pdg-one-scored-unshared"):
+        if args.impl == "pdg-one-unshared":
             options["share_prefill"] = False
         if args.impl == "pdg-one-stale1":
             options["staleness"] = 1
         if args.impl == "pdg-one-unbatched":
             options["batch_steps"] = False
-        if args.impl in ("pdg-one-forced", "pdg-one-scored", "pdg-one-scored-unshared"):
+        if args.impl in ("pdg-one-forced", "pdg-one-scored"):
             options["teacher_forced_reference"] = True
-        if args.impl in ("pdg-one-scored", "pdg-one-scored-unshared"):
+        if args.impl == "pdg-one-scored":
             options["teacher_forced_policy"] = True
     else:
         options = {"vectorize": args.vectorize}
@@ -384,7 +382,6 @@ def main() -> None:
             "pdg-one-unbatched": run_pdg_one,
             "pdg-one-forced": run_pdg_one,
             "pdg-one-scored": run_pdg_one,
-            "pdg-one-scored-unshared": run_pdg_one,
             "torch": run_torch,
         }.get(args.impl)
         if run is None:

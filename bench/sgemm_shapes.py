@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import re
 import subprocess
 
@@ -52,13 +53,12 @@ def count(lines) -> collections.Counter:
     return counts
 
 
-def time_alone(m: int, n: int, k: int, ta: bool, tb: bool) -> float:
-    """Seconds per sgemm call of this shape, on one thread."""
+@functools.cache
+def one_thread_sgemm():
+    """The wheel's cblas_sgemm, its library set to one thread."""
     import ctypes
     import glob
-    import time
 
-    import numpy as np
     import scipy_openblas32
 
     library = ctypes.CDLL(glob.glob(scipy_openblas32.get_lib_dir() + "/libscipy_openblas*.so")[0])
@@ -67,6 +67,16 @@ def time_alone(m: int, n: int, k: int, ta: bool, tb: bool) -> float:
     matrix = [ctypes.c_void_p, ctypes.c_int]  # a pointer and its leading dim
     sgemm.argtypes = [ctypes.c_int] * 6 + [ctypes.c_float, *matrix, *matrix]
     sgemm.argtypes += [ctypes.c_float, *matrix]  # beta, C
+    return sgemm
+
+
+def time_alone(m: int, n: int, k: int, ta: bool, tb: bool) -> float:
+    """Seconds per sgemm call of this shape, on one thread."""
+    import time
+
+    import numpy as np
+
+    sgemm = one_thread_sgemm()
     rng = np.random.default_rng(0)
     a = rng.random((k, m) if ta else (m, k), np.float32)
     b = rng.random((n, k) if tb else (k, n), np.float32)
@@ -94,7 +104,7 @@ def main() -> None:
         raise SystemExit(f"{args.perf_data}: no sgemm probe records (see this script's docstring)")
     seconds = dict.fromkeys(counts, 0.0)
     if args.time:
-        seconds = {shape: time_alone(*shape) * calls / args.calls for shape, calls in counts.items()}
+        seconds = {shape: time_alone(*shape) * n / args.calls for shape, n in counts.items()}
     print(f"{'M':>6} {'N':>6} {'K':>6} {'A^T':>4} {'B^T':>4} {'calls':>8} {'GMAC':>8} {'ms':>8}")
     for shape, calls in counts.most_common(args.top):
         m, n, k, ta, tb = shape

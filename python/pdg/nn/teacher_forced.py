@@ -75,7 +75,9 @@ def prefix(
     Decoder.prefix, the last layer computes only its keys and values."""
     _check(model)
     if tokens.ndim != 2 or positions.ndim != 1 or visible.ndim != 1:
-        raise ProgramError("prefix takes tokens of (steps, rows), positions and visible of (steps,)")
+        raise ProgramError(
+            "prefix takes tokens of (steps, rows), and positions and visible of (steps,)"
+        )
     x, at = _embedded(model, tokens, positions)
     causal = _causal(model, at)
     layers = []

@@ -72,7 +72,8 @@ def run(config: DecoderConfig, teacher_forced: bool, compiled_into=None, **optio
     inputs = program.inputs(policy, reference, batch, seed=9)
     symbols = program.symbols(inputs)
     if compiled_into is None:
-        return interpret(program.program.build(), inputs, symbols=symbols, udfs=program.udfs).outputs
+        module = program.program.build()
+        return interpret(module, inputs, symbols=symbols, udfs=program.udfs).outputs
     from pdg.lowering.artifact import compile_module
     from pdg.runtime import load
 

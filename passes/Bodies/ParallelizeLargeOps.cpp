@@ -15,8 +15,18 @@
 // size is a function of the extent alone, and the pool shares out the
 // tiles.
 //
+// A matrix-vector product in a body of the driver's loop (decode at batch
+// 1) that reads its weights B[k, n] along their rows is cut along k, the
+// summed loop, instead: cut along n, each tile would read every row of B
+// in a run as short as its width (768 bytes of a bf16 row at 8 tiles of
+// 3072 columns), which the prefetchers follow poorly; along k, a tile
+// reads whole rows, one block of memory. Each tile sums into a partial
+// output of its own, and the partials are added to the output after, in
+// tile order (so the results depend on the extents alone here too).
+//
 //===----------------------------------------------------------------------===//
 
+#include "MultiplyAdd.h"
 #include "Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -48,6 +58,9 @@ constexpr int64_t kTiles = 64;
 /// and along the output's last dim up to 8 vectors of 8 lanes.
 constexpr int64_t kRowsAlign = 4;
 constexpr int64_t kColumnsAlign = 64;
+/// A product is cut along its summed loop only where its partial outputs
+/// (one per tile) hold at most 1/kPartialsShare of its weights' elements.
+constexpr int64_t kPartialsShare = 16;
 
 /// The iteration points of `op`, dynamic extents counted as kDynamicGuess
 /// (saturating: only the comparison with the threshold matters).
@@ -129,6 +142,134 @@ Value tileSize(OpBuilder &b, Location loc, Value extent, int64_t align, int64_t 
   return arith::MaxUIOp::create(b, loc, size, step);
 }
 
+/// How a matrix-vector product C[n..] += A[k..] * B[k.., n..] reads its
+/// weights along their rows: `k` is B's first dim (summed), B's last dim is
+/// the output's, and A is read along summed loops only (one vector, no
+/// rows). Then cutting n gives short runs of B and cutting k whole rows.
+struct RowsOfWeights {
+  unsigned a, b; // input operand numbers: the vector, the weights
+  unsigned k;    // the summed loop to cut
+};
+
+std::optional<RowsOfWeights> rowsOfWeights(linalg::LinalgOp linalgOp) {
+  auto op = dyn_cast<linalg::GenericOp>(linalgOp.getOperation());
+  if (!op || !op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !pdg::isMultiplyAdd(op))
+    return std::nullopt;
+  for (AffineMap map : op.getIndexingMapsArray())
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return std::nullopt;
+  auto out = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
+  if (!out.getElementType().isF32() || !out.hasStaticShape() || out.getRank() == 0)
+    return std::nullopt;
+  RowsOfWeights r{0, 1, 0};
+  if (elements(op.getDpsInputOperand(0)->get()) > elements(op.getDpsInputOperand(1)->get()))
+    std::swap(r.a, r.b);
+  auto iterators = op.getIteratorTypesArray();
+  AffineMap mapA = op.getMatchingIndexingMap(op.getDpsInputOperand(r.a));
+  AffineMap mapB = op.getMatchingIndexingMap(op.getDpsInputOperand(r.b));
+  AffineMap mapC = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (mapB.getNumResults() < 2 || mapC.getNumResults() == 0)
+    return std::nullopt;
+  for (unsigned res = 0; res < mapA.getNumResults(); ++res)
+    if (!linalg::isReductionIterator(iterators[mapA.getDimPosition(res)]))
+      return std::nullopt; // A has rows: a matrix product, not a vector's
+  r.k = mapB.getDimPosition(0);
+  unsigned n = mapB.getDimPosition(mapB.getNumResults() - 1);
+  if (!linalg::isReductionIterator(iterators[r.k]) ||
+      mapC.getDimPosition(mapC.getNumResults() - 1) != n)
+    return std::nullopt;
+  if (ShapedType::isDynamic(op.getStaticLoopRanges()[r.k]))
+    return std::nullopt;
+  return r;
+}
+
+/// Cuts the product `op` (see rowsOfWeights) along its summed loop into
+/// tiles of `size` rows of B: tile t sums into partials[t] (zeroed first),
+/// then C += partials[0] + partials[1] + ..., in that order. False (and
+/// nothing changed) where one tile holds every row or the partials would
+/// be large beside the weights.
+bool splitSummedLoop(IRRewriter &b, linalg::GenericOp op, const RowsOfWeights &r,
+                     int64_t tiles) {
+  int64_t extent = op.getStaticLoopRanges()[r.k];
+  int64_t size = tileSize(extent, kRowsAlign, tiles);
+  int64_t count = llvm::divideCeil(extent, size);
+  Value outC = op.getDpsInitOperand(0)->get();
+  auto outType = cast<MemRefType>(outC.getType());
+  if (count <= 1 || outType.getNumElements() * count * kPartialsShare >
+                        elements(op.getDpsInputOperand(r.b)->get()))
+    return false;
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  SmallVector<int64_t> shape = {count};
+  llvm::append_range(shape, outType.getShape());
+  auto partialsType = MemRefType::get(shape, outType.getElementType());
+  Value partials =
+      memref::AllocOp::create(b, loc, partialsType, b.getI64IntegerAttr(64)).getResult();
+  Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  linalg::FillOp::create(b, loc, ValueRange{zeroF}, ValueRange{partials});
+
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value tileRows = arith::ConstantIndexOp::create(b, loc, size);
+  Value rows = arith::ConstantIndexOp::create(b, loc, extent);
+  auto loop = scf::ParallelOp::create(b, loc, ValueRange{zero},
+                                      ValueRange{arith::ConstantIndexOp::create(b, loc, count)},
+                                      ValueRange{one});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value t = loop.getInductionVars()[0];
+    Value k0 = arith::MulIOp::create(b, loc, t, tileRows);
+    Value rowsHere = arith::MinUIOp::create(b, loc, tileRows,
+                                            arith::SubIOp::create(b, loc, rows, k0));
+    // The inputs' rows [k0, k0 + rowsHere).
+    IRMapping mapping;
+    for (unsigned i : {r.a, r.b}) {
+      OpOperand *operand = op.getDpsInputOperand(i);
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      for (unsigned res = 0; res < map.getNumResults(); ++res) {
+        bool cut = map.getDimPosition(res) == r.k;
+        offsets.push_back(cut ? OpFoldResult(k0) : b.getIndexAttr(0));
+        sizes.push_back(cut ? OpFoldResult(rowsHere)
+                            : memref::getMixedSize(b, loc, operand->get(), res));
+        strides.push_back(b.getIndexAttr(1));
+      }
+      mapping.map(operand->get(),
+                  memref::SubViewOp::create(b, loc, operand->get(), offsets, sizes, strides));
+    }
+    // The output: partials[t], rank-reduced to C's shape.
+    SmallVector<OpFoldResult> offsets = {t}, sizes = {b.getIndexAttr(1)},
+                              strides(shape.size(), b.getIndexAttr(1));
+    for (int64_t extentC : outType.getShape()) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(extentC));
+    }
+    auto partType = memref::SubViewOp::inferRankReducedResultType(
+        outType.getShape(), partialsType, offsets, sizes, strides);
+    mapping.map(outC, memref::SubViewOp::create(b, loc, cast<MemRefType>(partType), partials,
+                                                offsets, sizes, strides));
+    b.clone(*op, mapping);
+  }
+  // C += the partials, in tile order (the tile loop outermost).
+  MLIRContext *ctx = b.getContext();
+  unsigned rank = outType.getRank();
+  AffineMap all = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
+  AffineMap dropTile = AffineMap::get(rank + 1, 0, all.getResults().drop_front(), ctx);
+  SmallVector<utils::IteratorType> iterators(rank + 1, utils::IteratorType::parallel);
+  iterators[0] = utils::IteratorType::reduction;
+  linalg::GenericOp::create(
+      b, loc, ValueRange{partials}, ValueRange{outC}, ArrayRef<AffineMap>{all, dropTile},
+      iterators, [](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value sum = arith::AddFOp::create(nb, nloc, args[1], args[0]);
+        linalg::YieldOp::create(nb, nloc, sum);
+      });
+  memref::DeallocOp::create(b, loc, partials);
+  b.eraseOp(op);
+  return true;
+}
+
 /// True if `op` is inside an scf.parallel of its own function: it runs on
 /// many threads already, and splitting it again would only add the cost of
 /// a team of one per call.
@@ -168,6 +309,11 @@ struct ParallelizeLargeOps
       // product; fewer, wider tiles keep the weights' rows long runs of
       // memory (a matrix-vector product streams them once).
       int64_t tiles = calledInDriverLoop(op) ? std::max<int64_t>(tilesInLoop, 1) : kTiles;
+      if (auto rows = calledInDriverLoop(op) ? rowsOfWeights(op) : std::nullopt)
+        if (splitSummedLoop(rewriter, cast<linalg::GenericOp>(op.getOperation()), *rows, tiles)) {
+          ++numSplit;
+          continue;
+        }
       Location loc = op.getLoc();
       rewriter.setInsertionPoint(op);
       // Tile sizes: 0 (not tiled) but along `dim`.

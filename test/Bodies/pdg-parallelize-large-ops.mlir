@@ -8,6 +8,7 @@
 // RUN: pdg-opt %s --pdg-parallelize-large-ops=min-work=1000000000 | FileCheck %s --check-prefix=HIGH
 // RUN: pdg-opt %s --pdg-parallelize-large-ops=min-work-in-loop=-1 | FileCheck %s --check-prefix=NESTED-OFF
 // RUN: pdg-opt %s --pdg-parallelize-large-ops=tiles-in-loop=2 | FileCheck %s --check-prefix=TWO
+// RUN: pdg-opt %s --pdg-parallelize-large-ops=tiles-in-loop=8 | FileCheck %s --check-prefix=EIGHT
 // Through the lowering's body pipeline, whose pdg-interchange-reductions
 // aborted on these ops on buffers (a reduction first moves outside).
 // RUN: pdg-opt %s --pdg-plan-storage --pdg-schedule --pdg-lower-to-loops | FileCheck %s --check-prefix=LOWERED
@@ -143,11 +144,33 @@ func.func @dynamic_rows(%a: memref<?x1024xf32>, %c: memref<?x1024xf32>) {
 // CHECK: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%[[C2304]]) step (%[[C64]])
 // CHECK: memref.subview %{{.*}}[0, %[[J]]] [768, 64] [1, 1]
 // CHECK: linalg.generic
-// With tiles-in-loop=2, two tiles of 1152 columns (the ops outside such a
-// body keep their 64).
+// (Cut along its rows, k, each of 64 tiles would need a partial output of
+// 2304: together more than 1/16 of the weights.) With tiles-in-loop=2 it
+// is cut along k: two tiles of 384 whole rows of W, each summing into its
+// own row of partials, which are added to y after, in tile order.
 // TWO-LABEL: func.func @called_in_parallel(
-// TWO: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c2304) step (%c1152{{.*}})
-// TWO: memref.subview %{{.*}}[0, %{{.*}}] [768, 1152] [1, 1]
+// TWO-SAME: %[[X:[^:]*]]: memref<768xf32>, %[[W:[^:]*]]: memref<768x2304xf32>, %[[Y:[^:]*]]: memref<2304xf32>)
+// TWO: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x2304xf32>
+// TWO: linalg.fill ins(%{{.*}} : f32) outs(%[[P]] : memref<2x2304xf32>)
+// TWO-DAG: %[[C384:.*]] = arith.constant 384 : index
+// TWO-DAG: %[[C768:.*]] = arith.constant 768 : index
+// TWO-DAG: %[[C2:.*]] = arith.constant 2 : index
+// TWO: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%[[C2]]) step (%{{.*}}) {
+// TWO:   %[[K0:.*]] = arith.muli %[[T]], %[[C384]]
+// TWO:   %[[LEFT:.*]] = arith.subi %[[C768]], %[[K0]]
+// TWO:   %[[ROWS:.*]] = arith.minui %[[C384]], %[[LEFT]]
+// TWO:   %[[XT:.*]] = memref.subview %[[X]][%[[K0]]] [%[[ROWS]]] [1]
+// TWO:   %[[WT:.*]] = memref.subview %[[W]][%[[K0]], 0] [%[[ROWS]], 2304] [1, 1]
+// TWO:   %[[PT:.*]] = memref.subview %[[P]][%[[T]], 0] [1, 2304] [1, 1] : memref<2x2304xf32> to memref<2304xf32, strided<[1], offset: ?>>
+// TWO:   linalg.generic
+// TWO-SAME: ins(%[[XT]], %[[WT]] :
+// TWO-SAME: outs(%[[PT]] :
+// TWO:   scf.reduce
+// TWO: }
+// TWO: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["reduction", "parallel"]} ins(%[[P]] : memref<2x2304xf32>) outs(%[[Y]] : memref<2304xf32>)
+// TWO:   %[[S:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// TWO:   linalg.yield %[[S]]
+// TWO: memref.dealloc %[[P]]
 // NESTED-OFF-LABEL: func.func @called_in_parallel(
 // NESTED-OFF-NOT: scf.parallel
 // NESTED-OFF: linalg.generic
@@ -162,6 +185,65 @@ func.func @called_in_parallel(%x: memref<768xf32>, %w: memref<768x2304xf32>, %y:
   }
   return
 }
+
+// Decode at batch 1 with bf16 weights, 8 tiles in the driver's loop (what
+// pdg.lowering.native asks for): the 768 x 3072 weights read along their
+// rows are cut into 8 tiles of 96 whole rows, not into 8 tiles of 384
+// columns (rows of 768 bytes each).
+// EIGHT-LABEL: func.func @rows_of_bf16_weights(
+// EIGHT: memref.alloc() {alignment = 64 : i64} : memref<8x3072xf32>
+// EIGHT: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%c8{{(_[0-9]+)?}}) step
+// EIGHT:   memref.subview %{{.*}}[%{{.*}}, 0] [%{{.*}}, 3072] [1, 1] : memref<768x3072xbf16> to memref<?x3072xbf16, strided<[3072, 1], offset: ?>>
+// EIGHT:   arith.extf
+// EIGHT:   scf.reduce
+// EIGHT: ins(%{{.*}} : memref<8x3072xf32>) outs(%{{.*}} : memref<3072xf32>)
+func.func @rows_of_bf16_weights(%x: memref<768xf32>, %w: memref<768x3072xbf16>, %y: memref<3072xf32>) attributes {pdg.in_parallel_loop} {
+  linalg.generic {indexing_maps = [affine_map<(k, n) -> (k)>, affine_map<(k, n) -> (k, n)>, affine_map<(k, n) -> (n)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%x, %w : memref<768xf32>, memref<768x3072xbf16>) outs(%y : memref<3072xf32>) {
+  ^bb0(%a: f32, %b: bf16, %acc: f32):
+    %bw = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a, %bw : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// Not cut along the summed loop, at 8 tiles too: a table read along its
+// rows by the dot form (head[v] = sum_k x[k] * table[v, k], each tile's
+// rows already one block), and a product with rows of its own (a batch of
+// tokens: its partial outputs grow with the batch); both are cut along
+// the output's columns as before.
+// EIGHT-LABEL: func.func @dot_form_and_rows(
+// EIGHT-NOT: memref.alloc
+// EIGHT: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c50257{{(_[0-9]+)?}}) step (%c6336{{(_[0-9]+)?}})
+// EIGHT: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c3072{{(_[0-9]+)?}}) step (%c384{{(_[0-9]+)?}})
+// EIGHT-NOT: memref.alloc
+// EIGHT-LABEL: func.func @inside_parallel(
+func.func @dot_form_and_rows(%x: memref<768xf32>, %table: memref<50257x768xbf16>, %logits: memref<50257xf32>,
+                             %xs: memref<8x768xf32>, %w: memref<768x3072xf32>, %ys: memref<8x3072xf32>) attributes {pdg.in_parallel_loop} {
+  linalg.generic {indexing_maps = [affine_map<(v, k) -> (k)>, affine_map<(v, k) -> (v, k)>, affine_map<(v, k) -> (v)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x, %table : memref<768xf32>, memref<50257x768xbf16>) outs(%logits : memref<50257xf32>) {
+  ^bb0(%a: f32, %b: bf16, %acc: f32):
+    %bw = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a, %bw : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%xs, %w : memref<8x768xf32>, memref<768x3072xf32>) outs(%ys : memref<8x3072xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
 // Already parallel: an op inside an scf.parallel. Whole.
 // CHECK-LABEL: func.func @inside_parallel(
 // CHECK: scf.parallel

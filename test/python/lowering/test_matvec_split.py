@@ -2,8 +2,10 @@
 
 The driver's loop over the sequences calls each step's bodies; at batch 1
 it has one point, so it used to run every product on one thread. Now the
-large products in those bodies are split into tiles of columns
-(pdg-parallelize-large-ops, from native.SPLIT_IN_LOOP_MIN_WORK points),
+large products in those bodies are split into tiles
+(pdg-parallelize-large-ops, from native.SPLIT_IN_LOOP_MIN_WORK points:
+the MLP's weights, read along their rows, into tiles of whole rows that
+sum into partial outputs; the tied head's table into tiles of its rows),
 and the loop over the sequences forks only when it has a point per thread
 (pdg-conditional-forks: `omp.parallel if(...)`, the runtime's
 __kmpc_fork_call_if); below that it runs on the caller and the tiles take
@@ -13,9 +15,10 @@ process, gives the interpreter's tokens and logits (1e-5) and the unsplit
 build's, at batch 1 (the tiles fork) and batch 3 (the sequences fork, the
 tiles run as teams of one), with f32 and bf16 weights.
 
-The shape makes both kinds of product: the MLP's (128 x 512, 65536
-points) and the tied logits' (128 x 2048) are split, the attention
-projections' (128 x 128) stay whole."""
+The shape makes every kind of product: the MLP's (128 x 512 and 512 x
+128, 65536 points: cut along the summed rows) and the tied logits' (128 x
+2048: cut along the table's rows) are split, the attention projections'
+(128 x 128) stay whole."""
 
 from __future__ import annotations
 

@@ -41,6 +41,10 @@ namespace {
 constexpr int64_t kLanes = 8;
 /// Rows of B a streamed matrix-vector product reads per pass over C.
 constexpr int64_t kStreamRows = 4;
+/// A dot-form product whose A (its rows of f32) takes at most this many
+/// bytes runs its tiles of rows inside its tiles of columns (see
+/// rewriteDot): half of a 2 MiB L2 cache.
+constexpr int64_t kDotRowsInsideBytes = 1 << 20;
 
 /// How a linalg.generic is a contraction. Loop numbers are the op's.
 struct Contraction {
@@ -411,22 +415,49 @@ struct RegisterTileContractions
         }
     };
     // Tiles of tileRows x tileCols over rows [mLo, mHi) and columns [nLo, nHi).
-    // (No loop over rows where C has none.)
+    // (No loop over rows where C has none.) With `rowsInner`, the loop over
+    // C's rows runs inside the loop over its columns.
     auto tiles = [&](Value mLo, Value mHi, int64_t tileRows, Value nLo, Value nHi,
-                     int64_t tileCols) {
+                     int64_t tileCols, bool rowsInner = false) {
       OpBuilder::InsertionGuard guard(b);
-      Value m0 = zero;
-      if (c.m) {
+      Value m0 = zero, n0;
+      auto rowLoop = [&] {
+        if (!c.m)
+          return;
         auto mLoop = scf::ForOp::create(b, loc, mLo, mHi, index(tileRows));
         b.setInsertionPointToStart(mLoop.getBody());
         m0 = mLoop.getInductionVar();
-      }
+      };
+      if (!rowsInner)
+        rowLoop();
       auto nLoop = scf::ForOp::create(b, loc, nLo, nHi, index(tileCols));
       b.setInsertionPointToStart(nLoop.getBody());
-      tile(m0, nLoop.getInductionVar(), tileRows, tileCols);
+      n0 = nLoop.getInductionVar();
+      if (rowsInner)
+        rowLoop();
+      tile(m0, n0, tileRows, tileCols);
     };
     nestLoops(b, loc, c.outer, size, at, [&] {
-      tiles(zero, mMain, rows, zero, nMain, cols);
+      if (c.m) {
+        // Rows outside, B (a table of n rows) is read once per tile of
+        // rows: twice at 8 rows (decode at batch 8, vectorized). Where A is
+        // small enough to stay in the L2 cache, the rows go inside
+        // instead, and B is read once.
+        Value aBytes = arith::MulIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, mMain, k), index(4));
+        Value small = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, aBytes,
+                                            index(kDotRowsInsideBytes));
+        auto order = scf::IfOp::create(b, loc, small, /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&order.getThenRegion().front());
+          tiles(zero, mMain, rows, zero, nMain, cols, /*rowsInner=*/true);
+          b.setInsertionPointToStart(&order.getElseRegion().front());
+          tiles(zero, mMain, rows, zero, nMain, cols);
+        }
+      } else {
+        tiles(zero, mMain, rows, zero, nMain, cols);
+      }
       tiles(zero, mMain, 1, nMain, n, 1);
       if (c.m)
         tiles(mMain, m, 1, zero, n, 1);

@@ -355,14 +355,27 @@ func.func @tied_logits(%h: memref<100xf32>, %e: memref<50x100xf32>, %y: memref<5
 
 // Rows of h against a bf16 table, y[r, v] += h[r, d] * E[v, d]: tiles of
 // 4 rows x 2 entries (8 accumulators), the table widened as it is loaded.
+// Where h's tiled rows take at most 1 MiB (4 x 64 x 4 bytes here), the
+// loop over the rows runs inside the loop over the table's entries, so
+// the table is read once, not once per 4 rows; else outside.
 // CHECK-LABEL: func.func @tied_logits_rows_bf16(
-// CHECK:   scf.for {{.*}} step %c4{{.*}} {
-// CHECK:     scf.for {{.*}} step %c2{{.*}} {
+// CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %c4{{.*}} : index
+// CHECK: %[[ENTRIES:.*]] = arith.muli %{{.*}}, %c2{{.*}} : index
+// CHECK: %[[ELEMS:.*]] = arith.muli %[[ROWS]], %c64{{.*}} : index
+// CHECK: %[[BYTES:.*]] = arith.muli %[[ELEMS]], %c4{{.*}} : index
+// CHECK: %[[SMALL:.*]] = arith.cmpi ule, %[[BYTES]], %c1048576
+// CHECK: scf.if %[[SMALL]] {
+// CHECK:   scf.for {{.*}} to %[[ENTRIES]] step %c2{{.*}} {
+// CHECK:     scf.for {{.*}} to %[[ROWS]] step %c4{{.*}} {
 // CHECK:       scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
 // CHECK-COUNT-4: vector.load {{.*}} vector<8xf32>
 // CHECK-COUNT-2: arith.extf {{.*}} : vector<8xbf16> to vector<8xf32>
 // CHECK-COUNT-8: vector.fma
 // CHECK-COUNT-8: vector.reduction <add>
+// CHECK: } else {
+// CHECK:   scf.for {{.*}} to %[[ROWS]] step %c4{{.*}} {
+// CHECK:     scf.for {{.*}} to %[[ENTRIES]] step %c2{{.*}} {
+// CHECK-COUNT-8: vector.fma
 func.func @tied_logits_rows_bf16(%h: memref<6x64xf32>, %e: memref<30x64xbf16>, %y: memref<6x30xf32>) {
   linalg.generic {
     indexing_maps = [affine_map<(r, v, d) -> (r, d)>, affine_map<(r, v, d) -> (v, d)>,

@@ -32,6 +32,13 @@ from .toolchain import ToolchainError, c_runtime, linker, openblas, tool
 # on sgemm wins, by 1.3x at 2 rows of gpt2's MLP (768 x 3072) to 3.5x at 8.
 BLAS_MIN_FLOPS = 1 << 17
 BLAS_MIN_DIM = 2
+# A product in dot form (B read along its rows as B^T: the tied head's
+# logits against the embedding table) calls sgemm from this many rows: each
+# call copies its part of the table into blocks, while pdg's dot-form kernel
+# reads the table once for a few rows. Decode at batch 8, vectorized
+# (gpt2-124m, `bench/scale.py --batch 8 --impls pdg-vec`), spent about half
+# its step in sgemm's copies of the 154 MB table.
+BLAS_MIN_ROWS_DOT = 16
 BLAS_HELPER = "pdg_blas_sgemm"
 
 # Ops in a body the driver calls inside its parallel loop over the
@@ -52,11 +59,11 @@ SPLIT_IN_LOOP_SPLIT_FROM = 65536  # what the tests use to split whatever the def
 SPLIT_IN_LOOP_TILES = 8
 
 
-def _call_blas() -> tuple[int, int] | None:
+def _call_blas() -> tuple[int, int, int] | None:
     """pdg-call-blas's thresholds; None (no calls) without the library."""
     if openblas() is None:
         return None
-    return BLAS_MIN_FLOPS, BLAS_MIN_DIM
+    return BLAS_MIN_FLOPS, BLAS_MIN_DIM, BLAS_MIN_ROWS_DOT
 
 
 def code_settings() -> str:

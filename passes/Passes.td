@@ -232,14 +232,16 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     `min-work-in-loop` points: where the driver's loop has fewer points
     than threads (decode at batch 1), pdg-conditional-forks runs it on the
     caller alone and these tiles share out the threads instead; else they
-    run as a team of one, at the cost of a call. There, a matrix-vector
-    product whose weights B[k, n] are read along their rows (n, the
-    output's last dim, is B's last) is cut along the summed loop k instead,
-    into tiles of whole rows of B (one block of memory each, where tiles of
-    columns read every row in short runs): each tile sums into a partial
-    output of its own (allocated and zeroed before the loop), and the
-    partials are then added to the output in tile order. Only where those
-    partials hold at most 1/16 of B's elements.
+    run as a team of one, at the cost of a call. A product of a few rows
+    whose weights B[k, n] are read along their rows (n, the output's last
+    dim, is B's last; decode at batch 1, or a small batch vectorized) is
+    cut along the summed loop k instead, into at most 8 tiles of whole rows
+    of B (one block of memory each, where tiles of columns read every row
+    in short runs): each tile sums into a partial output of its own
+    (allocated and zeroed before the loop), and the partials are then
+    added to the output in tile order. Only where those partials hold at
+    most 1/8 of B's elements; where the rows are known only at run time,
+    that is checked there, and the op is cut along n otherwise.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"65536",

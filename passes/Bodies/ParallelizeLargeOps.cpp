@@ -15,14 +15,16 @@
 // size is a function of the extent alone, and the pool shares out the
 // tiles.
 //
-// A matrix-vector product in a body of the driver's loop (decode at batch
-// 1) that reads its weights B[k, n] along their rows is cut along k, the
-// summed loop, instead: cut along n, each tile would read every row of B
-// in a run as short as its width (768 bytes of a bf16 row at 8 tiles of
-// 3072 columns), which the prefetchers follow poorly; along k, a tile
-// reads whole rows, one block of memory. Each tile sums into a partial
-// output of its own, and the partials are added to the output after, in
-// tile order (so the results depend on the extents alone here too).
+// A product of a few rows (decode at batch 1 in a body of the driver's
+// loop, or a small batch vectorized) that reads its weights B[k, n] along
+// their rows is cut along k, the summed loop, instead: cut along n, each
+// tile would read every row of B in a run as short as its width (768
+// bytes of a bf16 row at 8 tiles of 3072 columns), which the prefetchers
+// follow poorly; along k, a tile reads whole rows, one block of memory.
+// Each tile sums into a partial output of its own, and the partials are
+// added to the output after, in tile order (so the results depend on the
+// extents alone here too). With more rows the partials grow (a check at
+// run time where the rows are dynamic) and the cut is along n.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,8 +61,12 @@ constexpr int64_t kTiles = 64;
 constexpr int64_t kRowsAlign = 4;
 constexpr int64_t kColumnsAlign = 64;
 /// A product is cut along its summed loop only where its partial outputs
-/// (one per tile) hold at most 1/kPartialsShare of its weights' elements.
-constexpr int64_t kPartialsShare = 16;
+/// (one per tile: zeroed, written and read once, in the caches) hold at
+/// most 1/kPartialsShare of its weights' elements (read once from memory).
+constexpr int64_t kPartialsShare = 8;
+/// The most tiles a product is cut into along its summed loop outside the
+/// driver's loop (each adds a partial output).
+constexpr int64_t kSummedTiles = 8;
 
 /// The iteration points of `op`, dynamic extents counted as kDynamicGuess
 /// (saturating: only the comparison with the threshold matters).
@@ -142,12 +148,12 @@ Value tileSize(OpBuilder &b, Location loc, Value extent, int64_t align, int64_t 
   return arith::MaxUIOp::create(b, loc, size, step);
 }
 
-/// How a matrix-vector product C[n..] += A[k..] * B[k.., n..] reads its
-/// weights along their rows: `k` is B's first dim (summed), B's last dim is
-/// the output's, and A is read along summed loops only (one vector, no
-/// rows). Then cutting n gives short runs of B and cutting k whole rows.
+/// How a product C[m.., n..] += A[m.., k..] * B[k.., n..] reads its
+/// weights (B, the larger input) along their rows: `k` is B's first dim
+/// (summed) and B's last dim is the output's. Then cutting n gives short
+/// runs of B and cutting k whole rows.
 struct RowsOfWeights {
-  unsigned a, b; // input operand numbers: the vector, the weights
+  unsigned a, b; // input operand numbers: the activations, the weights
   unsigned k;    // the summed loop to cut
 };
 
@@ -160,20 +166,16 @@ std::optional<RowsOfWeights> rowsOfWeights(linalg::LinalgOp linalgOp) {
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
       return std::nullopt;
   auto out = cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
-  if (!out.getElementType().isF32() || !out.hasStaticShape() || out.getRank() == 0)
+  if (!out.getElementType().isF32() || out.getRank() == 0)
     return std::nullopt;
   RowsOfWeights r{0, 1, 0};
   if (elements(op.getDpsInputOperand(0)->get()) > elements(op.getDpsInputOperand(1)->get()))
     std::swap(r.a, r.b);
   auto iterators = op.getIteratorTypesArray();
-  AffineMap mapA = op.getMatchingIndexingMap(op.getDpsInputOperand(r.a));
   AffineMap mapB = op.getMatchingIndexingMap(op.getDpsInputOperand(r.b));
   AffineMap mapC = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (mapB.getNumResults() < 2 || mapC.getNumResults() == 0)
     return std::nullopt;
-  for (unsigned res = 0; res < mapA.getNumResults(); ++res)
-    if (!linalg::isReductionIterator(iterators[mapA.getDimPosition(res)]))
-      return std::nullopt; // A has rows: a matrix product, not a vector's
   r.k = mapB.getDimPosition(0);
   unsigned n = mapB.getDimPosition(mapB.getNumResults() - 1);
   if (!linalg::isReductionIterator(iterators[r.k]) ||
@@ -186,26 +188,50 @@ std::optional<RowsOfWeights> rowsOfWeights(linalg::LinalgOp linalgOp) {
 
 /// Cuts the product `op` (see rowsOfWeights) along its summed loop into
 /// tiles of `size` rows of B: tile t sums into partials[t] (zeroed first),
-/// then C += partials[0] + partials[1] + ..., in that order. False (and
-/// nothing changed) where one tile holds every row or the partials would
-/// be large beside the weights.
+/// then C += partials[0] + partials[1] + ..., in that order. Only where the
+/// partials hold at most 1/kPartialsShare of B's elements: false (nothing
+/// changed) where that fails on sizes known here, or one tile holds every
+/// row. Where C's size is known only at run time (rows of tokens), the cut
+/// is guarded there, and `fallback` is set to a copy of `op` that runs
+/// otherwise (for the caller to cut along n).
 bool splitSummedLoop(IRRewriter &b, linalg::GenericOp op, const RowsOfWeights &r,
-                     int64_t tiles) {
+                     int64_t tiles, linalg::GenericOp &fallback) {
   int64_t extent = op.getStaticLoopRanges()[r.k];
   int64_t size = tileSize(extent, kRowsAlign, tiles);
   int64_t count = llvm::divideCeil(extent, size);
   Value outC = op.getDpsInitOperand(0)->get();
   auto outType = cast<MemRefType>(outC.getType());
-  if (count <= 1 || outType.getNumElements() * count * kPartialsShare >
-                        elements(op.getDpsInputOperand(r.b)->get()))
+  auto weightsType = cast<MemRefType>(op.getDpsInputOperand(r.b)->get().getType());
+  if (count <= 1 || !weightsType.hasStaticShape())
+    return false;
+  int64_t budget = weightsType.getNumElements() / kPartialsShare;
+  if (outType.hasStaticShape() && outType.getNumElements() * count > budget)
     return false;
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
+  if (!outType.hasStaticShape()) {
+    Value partialElements = arith::ConstantIndexOp::create(b, loc, count);
+    for (int64_t d = 0; d < outType.getRank(); ++d)
+      partialElements = arith::MulIOp::create(
+          b, loc, partialElements,
+          getValueOrCreateConstantIndexOp(b, loc, memref::getMixedSize(b, loc, outC, d)));
+    Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, partialElements,
+                                       arith::ConstantIndexOp::create(b, loc, budget));
+    auto guard = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
+    b.setInsertionPointToStart(&guard.getElseRegion().front());
+    fallback = cast<linalg::GenericOp>(b.clone(*op));
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
+  }
   SmallVector<int64_t> shape = {count};
   llvm::append_range(shape, outType.getShape());
   auto partialsType = MemRefType::get(shape, outType.getElementType());
-  Value partials =
-      memref::AllocOp::create(b, loc, partialsType, b.getI64IntegerAttr(64)).getResult();
+  SmallVector<Value> dynamicSizes;
+  for (int64_t d = 0; d < outType.getRank(); ++d)
+    if (outType.isDynamicDim(d))
+      dynamicSizes.push_back(memref::DimOp::create(b, loc, outC, d));
+  Value partials = memref::AllocOp::create(b, loc, partialsType, dynamicSizes,
+                                           b.getI64IntegerAttr(64))
+                       .getResult();
   Value zeroF = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   linalg::FillOp::create(b, loc, ValueRange{zeroF}, ValueRange{partials});
 
@@ -242,9 +268,9 @@ bool splitSummedLoop(IRRewriter &b, linalg::GenericOp op, const RowsOfWeights &r
     // The output: partials[t], rank-reduced to C's shape.
     SmallVector<OpFoldResult> offsets = {t}, sizes = {b.getIndexAttr(1)},
                               strides(shape.size(), b.getIndexAttr(1));
-    for (int64_t extentC : outType.getShape()) {
+    for (int64_t d = 0; d < outType.getRank(); ++d) {
       offsets.push_back(b.getIndexAttr(0));
-      sizes.push_back(b.getIndexAttr(extentC));
+      sizes.push_back(memref::getMixedSize(b, loc, outC, d));
     }
     auto partType = memref::SubViewOp::inferRankReducedResultType(
         outType.getShape(), partialsType, offsets, sizes, strides);
@@ -302,43 +328,54 @@ struct ParallelizeLargeOps
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
-      unsigned dim = *splitLoop(op);
-      int64_t align = alignment(op, dim);
-      int64_t extent = op.getStaticLoopRanges()[dim];
       // In a body of the driver's loop the tiles split one sequence's
       // product; fewer, wider tiles keep the weights' rows long runs of
       // memory (a matrix-vector product streams them once).
       int64_t tiles = calledInDriverLoop(op) ? std::max<int64_t>(tilesInLoop, 1) : kTiles;
-      if (auto rows = calledInDriverLoop(op) ? rowsOfWeights(op) : std::nullopt)
-        if (splitSummedLoop(rewriter, cast<linalg::GenericOp>(op.getOperation()), *rows, tiles)) {
+      if (auto rows = rowsOfWeights(op)) {
+        linalg::GenericOp fallback;
+        int64_t summedTiles = std::min(tiles, kSummedTiles);
+        if (splitSummedLoop(rewriter, cast<linalg::GenericOp>(op.getOperation()), *rows,
+                            summedTiles, fallback)) {
           ++numSplit;
+          if (fallback)
+            splitColumns(rewriter, fallback, tiles);
           continue;
         }
-      Location loc = op.getLoc();
-      rewriter.setInsertionPoint(op);
-      // Tile sizes: 0 (not tiled) but along `dim`.
-      linalg::LinalgTilingOptions options;
-      options.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
-      if (ShapedType::isDynamic(extent)) {
-        SmallVector<Range> loopRanges = op.createLoopRanges(rewriter, loc);
-        Value n = getValueOrCreateConstantIndexOp(rewriter, loc, loopRanges[dim].size);
-        SmallVector<Value, 4> sizes(op.getNumLoops(),
-                                    arith::ConstantIndexOp::create(rewriter, loc, 0));
-        sizes[dim] = tileSize(rewriter, loc, n, align, tiles);
-        options.setTileSizes(sizes);
-      } else if (extent > tileSize(extent, align, tiles)) {
-        SmallVector<int64_t> sizes(op.getNumLoops(), 0);
-        sizes[dim] = tileSize(extent, align, tiles);
-        options.setTileSizes(sizes);
-      } else {
-        continue; // one tile: stays whole
       }
-      FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, op, options);
-      if (failed(tiled))
-        continue; // stays whole, on one thread
-      rewriter.eraseOp(op);
-      ++numSplit;
+      splitColumns(rewriter, op, tiles);
     }
+  }
+
+  /// Tiles `op` along splitLoop(op) into at most `tiles` tiles.
+  void splitColumns(IRRewriter &rewriter, linalg::LinalgOp op, int64_t tiles) {
+    unsigned dim = *splitLoop(op);
+    int64_t align = alignment(op, dim);
+    int64_t extent = op.getStaticLoopRanges()[dim];
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    // Tile sizes: 0 (not tiled) but along `dim`.
+    linalg::LinalgTilingOptions options;
+    options.setLoopType(linalg::LinalgTilingLoopType::ParallelLoops);
+    if (ShapedType::isDynamic(extent)) {
+      SmallVector<Range> loopRanges = op.createLoopRanges(rewriter, loc);
+      Value n = getValueOrCreateConstantIndexOp(rewriter, loc, loopRanges[dim].size);
+      SmallVector<Value, 4> sizes(op.getNumLoops(),
+                                  arith::ConstantIndexOp::create(rewriter, loc, 0));
+      sizes[dim] = tileSize(rewriter, loc, n, align, tiles);
+      options.setTileSizes(sizes);
+    } else if (extent > tileSize(extent, align, tiles)) {
+      SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+      sizes[dim] = tileSize(extent, align, tiles);
+      options.setTileSizes(sizes);
+    } else {
+      return; // one tile: stays whole
+    }
+    FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, op, options);
+    if (failed(tiled))
+      return; // stays whole, on one thread
+    rewriter.eraseOp(op);
+    ++numSplit;
   }
 };
 

@@ -1,6 +1,7 @@
 // pdg-parallelize-large-ops: a large linalg op on buffers becomes tiles
 // along a parallel loop (the first that indexes its largest input), run by
-// the pool as an scf.parallel. The
+// the pool as an scf.parallel (a product of few rows reading its weights
+// along their rows: along its summed loop, into partial outputs). The
 // tile size depends on the extent alone, never on the thread count:
 // ceil(extent / 64), rounded up to a multiple of 4 (64 along the output's
 // last dim).
@@ -50,21 +51,23 @@ func.func @weight_gradient(%x: memref<?x128xf32>, %g: memref<?x64xf32>, %dw: mem
 
 // A matrix-vector product split along the output's last dim: tiles of a
 // multiple of 64 columns (ceil(5000 / 64) = 79, rounded up to 128), the
-// last one shorter.
+// last one shorter. (Cut along its 32 summed rows instead, its 8 tiles of
+// 4 rows would need partial outputs of 8 x 5000: more than 1/8 of W.)
 // CHECK-LABEL: func.func @columns(
-// CHECK-SAME: %[[V:[^:]*]]: memref<96xf32>, %[[W:[^:]*]]: memref<96x5000xf32>, %[[Y:[^:]*]]: memref<5000xf32>)
+// CHECK-SAME: %[[V:[^:]*]]: memref<32xf32>, %[[W:[^:]*]]: memref<32x5000xf32>, %[[Y:[^:]*]]: memref<5000xf32>)
+// CHECK-NOT: memref.alloc
 // CHECK: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%c5000{{(_[0-9]+)?}}) step (%c128{{(_[0-9]+)?}}) {
 // CHECK:   %[[N:.*]] = affine.min #{{.*}}(%[[J]])
-// CHECK:   memref.subview %[[W]][0, %[[J]]] [96, %[[N]]] [1, 1]
+// CHECK:   memref.subview %[[W]][0, %[[J]]] [32, %[[N]]] [1, 1]
 // CHECK:   memref.subview %[[Y]][%[[J]]] [%{{.*}}] [1]
 // CHECK:   linalg.generic
 // CHECK:   scf.reduce
-func.func @columns(%v: memref<96xf32>, %w: memref<96x5000xf32>, %y: memref<5000xf32>) {
+func.func @columns(%v: memref<32xf32>, %w: memref<32x5000xf32>, %y: memref<5000xf32>) {
   linalg.generic {
     indexing_maps = [affine_map<(n, k) -> (k)>, affine_map<(n, k) -> (k, n)>,
                      affine_map<(n, k) -> (n)>],
     iterator_types = ["parallel", "reduction"]
-  } ins(%v, %w : memref<96xf32>, memref<96x5000xf32>) outs(%y : memref<5000xf32>) {
+  } ins(%v, %w : memref<32xf32>, memref<32x5000xf32>) outs(%y : memref<5000xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %m : f32
@@ -73,12 +76,28 @@ func.func @columns(%v: memref<96xf32>, %w: memref<96x5000xf32>, %y: memref<5000x
   return
 }
 
-// A batch of rows (dynamic) times a weight matrix, the largest input: cut
-// along the weights' columns (ceil(3072 / 64) = 48, rounded up to 64), so
-// that each tile reads its own columns of W, not along the rows (the
-// first parallel loop), where every tile would read all of W.
+// A batch of rows (dynamic) times a weight matrix, the largest input, read
+// along its rows. Where the rows are few enough that 8 partial outputs
+// hold at most 1/8 of W (8 * rows * 3072 <= 768 * 3072 / 8, checked at run
+// time: 12 rows at most, decode of a small batch), it is cut along the
+// summed loop into 8 tiles of 96 whole rows of W. Else it is cut along
+// the weights' columns (ceil(3072 / 64) = 48, rounded up to 64), so that
+// each tile reads its own columns of W, not along the rows (the first
+// parallel loop), where every tile would read all of W.
 // CHECK-LABEL: func.func @rows_times_weights(
 // CHECK-SAME: %[[XR:[^:]*]]: memref<?x768xf32>, %[[WR:[^:]*]]: memref<768x3072xf32>, %[[YR:[^:]*]]: memref<?x3072xf32>)
+// CHECK: %[[ROWS:.*]] = memref.dim %[[YR]], %c0
+// CHECK: %[[EIGHT_ROWS:.*]] = arith.muli %c8, %[[ROWS]]
+// CHECK: %[[PARTIAL:.*]] = arith.muli %[[EIGHT_ROWS]], %c3072
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[PARTIAL]], %c294912
+// CHECK: scf.if %[[FITS]] {
+// CHECK:   %[[P:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<8x?x3072xf32>
+// CHECK:   scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%c8{{.*}}) step
+// CHECK:     memref.subview %[[WR]][%{{.*}}, 0] [%{{.*}}, 3072] [1, 1]
+// CHECK:     memref.subview %[[P]][%[[T]], 0, 0] [1, %{{.*}}, 3072] [1, 1, 1]
+// CHECK:   ins(%[[P]] : memref<8x?x3072xf32>) outs(%[[YR]] : memref<?x3072xf32>)
+// CHECK:   memref.dealloc %[[P]]
+// CHECK: } else {
 // CHECK: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%c3072{{(_[0-9]+)?}}) step (%c64{{(_[0-9]+)?}}) {
 // CHECK:   memref.subview %[[WR]][0, %[[J]]] [768, 64] [1, 1]
 // CHECK:   memref.subview %[[YR]][0, %[[J]]] [%{{.*}}, 64] [1, 1]
@@ -136,18 +155,16 @@ func.func @dynamic_rows(%a: memref<?x1024xf32>, %c: memref<?x1024xf32>) {
 // A body the driver calls inside its parallel loops: split too, since at
 // fewer points than threads (one sequence) that loop runs on one thread
 // and these tiles fork instead (pdg-conditional-forks). A matrix-vector
-// product of decode at batch 1 (768 x 2304 weights) is cut along the
-// weights' columns, 36 tiles of 64. min-work-in-loop=-1 leaves them whole.
+// product of decode at batch 1 (768 x 2304 weights, read along their
+// rows) is cut along its summed loop, into at most 8 tiles of whole rows
+// of W (here 96 each), each summing into its own row of partials, which
+// are added to y after, in tile order. min-work-in-loop=-1 leaves it whole.
 // CHECK-LABEL: func.func @called_in_parallel(
-// CHECK: %[[C2304:.*]] = arith.constant 2304 : index
-// CHECK: %[[C64:.*]] = arith.constant 64 : index
-// CHECK: scf.parallel (%[[J:.*]]) = (%{{.*}}) to (%[[C2304]]) step (%[[C64]])
-// CHECK: memref.subview %{{.*}}[0, %[[J]]] [768, 64] [1, 1]
+// CHECK: memref.alloc() {alignment = 64 : i64} : memref<8x2304xf32>
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c8{{.*}}) step
+// CHECK: memref.subview %{{.*}}[%{{.*}}, 0] [%{{.*}}, 2304] [1, 1]
 // CHECK: linalg.generic
-// (Cut along its rows, k, each of 64 tiles would need a partial output of
-// 2304: together more than 1/16 of the weights.) With tiles-in-loop=2 it
-// is cut along k: two tiles of 384 whole rows of W, each summing into its
-// own row of partials, which are added to y after, in tile order.
+// With tiles-in-loop=2, two tiles of 384 rows.
 // TWO-LABEL: func.func @called_in_parallel(
 // TWO-SAME: %[[X:[^:]*]]: memref<768xf32>, %[[W:[^:]*]]: memref<768x2304xf32>, %[[Y:[^:]*]]: memref<2304xf32>)
 // TWO: %[[P:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x2304xf32>
@@ -212,9 +229,9 @@ func.func @rows_of_bf16_weights(%x: memref<768xf32>, %w: memref<768x3072xbf16>, 
 
 // Not cut along the summed loop, at 8 tiles too: a table read along its
 // rows by the dot form (head[v] = sum_k x[k] * table[v, k], each tile's
-// rows already one block), and a product with rows of its own (a batch of
-// tokens: its partial outputs grow with the batch); both are cut along
-// the output's columns as before.
+// rows already one block), and a product of 16 rows (a batch of tokens),
+// whose 8 partial outputs (8 x 16 x 3072) would exceed 1/8 of W; both
+// are cut along the output's columns as before.
 // EIGHT-LABEL: func.func @dot_form_and_rows(
 // EIGHT-NOT: memref.alloc
 // EIGHT: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c50257{{(_[0-9]+)?}}) step (%c6336{{(_[0-9]+)?}})
@@ -222,7 +239,7 @@ func.func @rows_of_bf16_weights(%x: memref<768xf32>, %w: memref<768x3072xbf16>, 
 // EIGHT-NOT: memref.alloc
 // EIGHT-LABEL: func.func @inside_parallel(
 func.func @dot_form_and_rows(%x: memref<768xf32>, %table: memref<50257x768xbf16>, %logits: memref<50257xf32>,
-                             %xs: memref<8x768xf32>, %w: memref<768x3072xf32>, %ys: memref<8x3072xf32>) attributes {pdg.in_parallel_loop} {
+                             %xs: memref<16x768xf32>, %w: memref<768x3072xf32>, %ys: memref<16x3072xf32>) attributes {pdg.in_parallel_loop} {
   linalg.generic {indexing_maps = [affine_map<(v, k) -> (k)>, affine_map<(v, k) -> (v, k)>, affine_map<(v, k) -> (v)>],
                   iterator_types = ["parallel", "reduction"]}
       ins(%x, %table : memref<768xf32>, memref<50257x768xbf16>) outs(%logits : memref<50257xf32>) {
@@ -235,7 +252,7 @@ func.func @dot_form_and_rows(%x: memref<768xf32>, %table: memref<50257x768xbf16>
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
                                    affine_map<(m, n, k) -> (m, n)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%xs, %w : memref<8x768xf32>, memref<768x3072xf32>) outs(%ys : memref<8x3072xf32>) {
+      ins(%xs, %w : memref<16x768xf32>, memref<768x3072xf32>) outs(%ys : memref<16x3072xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %p = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %p : f32

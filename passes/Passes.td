@@ -145,7 +145,11 @@ def PdgRegisterTileContractions
     adds the 4 rows' products in order and stores it back, so each row of B
     is read end to end (streams the prefetchers follow) rather than down a
     strip of columns. Each element adds the same products in the same order
-    as the register tile, so the columns both cover get the same bits.
+    as the register tile, so the columns both cover get the same bits. A
+    product with rows streams B the same way where its tiled rows are at
+    most 8 at run time (a small batch: decode at batch 8 vectorized), each
+    row in turn over the same 4 rows of B, which the later rows read from
+    the cache; with more rows it runs the tiles.
 
     A contraction in dot form, C[.., m, n] += A[.., m, k] * B[.., n, k] with
     its one summed loop last in both inputs (logits against a tied
@@ -154,6 +158,8 @@ def PdgRegisterTileContractions
     products at a time from rows of A and B read end to end, then summed
     across its lanes. It needs A's and B's last strides to be 1 at run time
     (else the op as it was). Its sums are in another order than the op's.
+    Where A's tiled rows take at most 1 MiB, the tiles of rows run inside
+    the tiles of B's rows, so that B (a table) is read once.
   }];
   let options = [
     Option<"streamMinBytes", "stream-min-bytes", "int64_t", /*default=*/"262144",

@@ -41,6 +41,9 @@ namespace {
 constexpr int64_t kLanes = 8;
 /// Rows of B a streamed matrix-vector product reads per pass over C.
 constexpr int64_t kStreamRows = 4;
+/// A product of at most this many rows (of A and C) by a large B streams B
+/// too (see emitStreaming): each row's pass reads B's rows from the cache.
+constexpr int64_t kStreamMaxRows = 8;
 /// A dot-form product whose A (its rows of f32) takes at most this many
 /// bytes runs its tiles of rows inside its tiles of columns (see
 /// rewriteDot): half of a 2 MiB L2 cache.
@@ -468,7 +471,8 @@ struct RegisterTileContractions
   /// True if the matrix-vector product `op` streams B (see rewriteStreaming):
   /// B is larger than `streamMinBytes`, or of a size unknown here.
   bool streams(linalg::GenericOp op, const Contraction &c) {
-    if (c.m)
+    if (c.m && !ShapedType::isDynamic(op.getStaticLoopRanges()[*c.m]) &&
+        op.getStaticLoopRanges()[*c.m] > kStreamMaxRows)
       return false;
     auto type = cast<MemRefType>(op.getDpsInputOperand(c.b)->get().getType());
     if (!type.hasStaticShape())
@@ -487,6 +491,8 @@ struct RegisterTileContractions
     // matrix-vector product: 4), so that the kernel still covers it.
     // A large matrix-vector product streams B instead (rewriteStreaming):
     // one vector of columns at a time, so whole rows of B.
+    // With rows, a product of at most kStreamMaxRows of them (known at run
+    // time) streams B as well, over the same rows and columns as the tiles.
     bool streaming = streams(op, c);
     int64_t rows = c.m ? 4 : 1, vectors = c.m ? 2 : streaming ? 1 : 8;
     int64_t width = op.getStaticLoopRanges()[c.n];
@@ -524,9 +530,18 @@ struct RegisterTileContractions
     // Loops over the other parallel dims, then the tiles of (m, n).
     SmallVector<Value> at(op.getNumLoops(), zero);
     nestLoops(b, loc, c.outer, size, at, [&] {
-      if (streaming) {
-        emitStreaming(b, loc, op, c, at, viewB, viewC, nMain);
+      if (streaming && !c.m) {
+        emitStreaming(b, loc, op, c, at, viewB, viewC, nMain, Value());
         return;
+      }
+      OpBuilder::InsertionGuard outer(b);
+      if (streaming) {
+        Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, mMain,
+                                          arith::ConstantIndexOp::create(b, loc, kStreamMaxRows));
+        auto choice = scf::IfOp::create(b, loc, few, /*withElseRegion=*/true);
+        b.setInsertionPointToStart(&choice.getThenRegion().front());
+        emitStreaming(b, loc, op, c, at, viewB, viewC, nMain, mMain);
+        b.setInsertionPointToStart(&choice.getElseRegion().front());
       }
       auto mLoop = scf::ForOp::create(b, loc, zero, mMain,
                                       arith::ConstantIndexOp::create(b, loc, rows));
@@ -633,8 +648,14 @@ struct RegisterTileContractions
   /// each, so the columns that both kernels cover get the register tile's
   /// results, to the bit (the last columns, past a whole vector here and
   /// past a whole tile there, run the op as it was).
+  ///
+  /// With `mMain` (C has rows: a few, at most kStreamMaxRows), each step
+  /// runs C's rows [0, mMain) in turn over the same kStreamRows rows of B:
+  /// the first reads them from memory, the others from the cache. sgemm
+  /// would copy all of B into blocks first, which a few rows do not repay.
   void emitStreaming(OpBuilder &b, Location loc, linalg::GenericOp op, const Contraction &c,
-                     SmallVector<Value> &at, Value viewB, Value viewC, Value nMain) {
+                     SmallVector<Value> &at, Value viewB, Value viewC, Value nMain,
+                     Value mMain) {
     SmallVector<Range> loops = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
     auto size = [&](unsigned d) { return getValueOrCreateConstantIndexOp(b, loc, loops[d].size); };
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -648,6 +669,13 @@ struct RegisterTileContractions
     // rowsPerStep rows of B from k0: for each vector of columns, C += the
     // rows' products in order.
     auto step = [&](Value k0, int64_t rowsPerStep) {
+      OpBuilder::InsertionGuard rowsGuard(b);
+      if (c.m) {
+        // Each of C's rows in turn: B's rows of this step stay in the cache.
+        auto mLoop = scf::ForOp::create(b, loc, zero, mMain, one);
+        b.setInsertionPointToStart(mLoop.getBody());
+        at[*c.m] = mLoop.getInductionVar();
+      }
       SmallVector<Value> rowAt, av;
       for (int64_t r = 0; r < rowsPerStep; ++r) {
         rowAt.push_back(r == 0 ? k0

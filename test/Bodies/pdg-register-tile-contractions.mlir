@@ -411,3 +411,40 @@ func.func @dot_over_two_loops(%h: memref<4x16xf32>, %e: memref<30x4x16xf32>, %y:
   }
   return
 }
+
+// -----
+
+// A few rows (decode at batch 8) by large bf16 weights read along their
+// rows, y[m, n] += x[m, k] * W[k, n]: where the tiled rows are at most 8
+// at run time, W is streamed as a matrix-vector product's is, 4 of its
+// rows per step, each of x's rows in turn over the same 4 rows of W (read
+// from the cache after the first); with more rows, the tiles of 4 x 16.
+// CHECK-LABEL: func.func @few_rows(
+// CHECK-SAME: %[[X:[^:]*]]: memref<?x768xf32>, %[[W:[^:]*]]: memref<?x3072xbf16>, %[[Y:[^:]*]]: memref<?x3072xf32>)
+// CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[ROWS:.*]], %c8
+// CHECK: scf.if %[[FEW]] {
+// CHECK:   scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c4
+// CHECK:     scf.for %[[M:.*]] = %{{.*}} to %[[ROWS]] step %c1
+// CHECK-COUNT-4: vector.broadcast
+// CHECK:       scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %c8
+// CHECK:         vector.load %{{.*}}[%[[M]], %[[N]]] : memref<?x?xf32, {{.*}}>, vector<8xf32>
+// CHECK-COUNT-4: arith.extf {{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK:         vector.store %{{.*}}, %{{.*}}[%[[M]], %[[N]]]
+// CHECK: } else {
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %[[ROWS]] step %c4
+// CHECK:     scf.for %{{.*}} step %c16
+// CHECK-COUNT-8: vector.fma
+func.func @few_rows(%x: memref<?x768xf32>, %w: memref<?x3072xbf16>, %y: memref<?x3072xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%x, %w : memref<?x768xf32>, memref<?x3072xbf16>) outs(%y : memref<?x3072xf32>) {
+  ^bb0(%a: f32, %b: bf16, %acc: f32):
+    %bf = arith.extf %b : bf16 to f32
+    %p = arith.mulf %a, %bf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

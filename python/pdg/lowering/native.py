@@ -27,11 +27,16 @@ from .toolchain import ToolchainError, c_runtime, linker, openblas, tool
 # than pdg's register micro-kernels, where the wheel is installed: the
 # multiply-adds (m * n * k) of one call (a tile of the pool's, for a large
 # product), and its fewest rows and columns. Measured with bench/products.py
-# on 2 cores: below about 2^17 multiply-adds both take the same time; a
-# single row (a matrix-vector product) is no faster in sgemm; from 2 rows
-# on sgemm wins, by 1.3x at 2 rows of gpt2's MLP (768 x 3072) to 3.5x at 8.
+# on 2 cores: below about 2^17 multiply-adds both take the same time.
+# Against the register tiles (which walk B in strips of 16 columns) sgemm
+# won from 2 rows on, by 1.3x at 2 rows of gpt2's MLP (768 x 3072) to 3.5x
+# at 8; but up to 8 rows pdg now streams B (pdg-register-tile-contractions'
+# kStreamMaxRows) where sgemm copies all of it into blocks first: decode at
+# batch 8, vectorized (`bench/scale.py --batch 8 --impls pdg-vec`), ran
+# 1.2-1.5x faster with these products out of sgemm (gpt2-124m 46.9 -> 39.7
+# ms per step, qwen2.5-0.5b 215 -> 146).
 BLAS_MIN_FLOPS = 1 << 17
-BLAS_MIN_DIM = 2
+BLAS_MIN_DIM = 9
 # A product in dot form (B read along its rows as B^T: the tied head's
 # logits against the embedding table) calls sgemm from this many rows: each
 # call copies its part of the table into blocks, while pdg's dot-form kernel

@@ -1,9 +1,10 @@
 """Large matrix products through OpenBLAS's sgemm (pdg-call-blas and the C
 runtime's runtime/lib/blas.c), against NumPy in float64: the products that
 reach the thresholds of pdg.lowering.native call it (the runtime counts the
-calls, pdg_blas_calls), smaller ones and single rows run pdg's register
-micro-kernels, OpenBLAS runs on the calling thread only, and a program
-whose library is gone still loads and runs its own loops."""
+calls, pdg_blas_calls), smaller ones and products of at most 8 rows run
+pdg's own kernels (a few rows stream the weights, which sgemm would copy
+into blocks first), OpenBLAS runs on the calling thread only, and a
+program whose library is gone still loads and runs its own loops."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def assert_close(got, expected, k: int):
 @pytest.mark.parametrize(
     "rows, k, n",
     [
-        (8, 768, 3072),  # gpt2's MLP at 8 tokens: 48 tiles of 64 columns
+        (16, 768, 3072),  # gpt2's MLP at 16 tokens: 48 tiles of 64 columns
         (37, 300, 200),  # odd sizes: tiles' edges, rows left over by the 4 x 16 kernel
     ],
 )
@@ -90,6 +91,13 @@ def test_weight_gradient_calls_sgemm_with_a_transposed_factor(tmp_path):
     [
         (16, 16, 16),  # 4096 multiply-adds: far below BLAS_MIN_FLOPS
         (1, 768, 3072),  # one row, a matrix-vector product: below BLAS_MIN_DIM
+        # 8 rows (decode at batch 8): the weights streamed, in 8 tiles of 96
+        # of their rows summed after (pdg-parallelize-large-ops).
+        (8, 768, 3072),
+        # 5 rows in 8 tiles of 132 summed rows (the last one 101: a row of
+        # the weights past the kernel's steps of 4): the streamed rows
+        # [0, 4), and the row and the 1000 % 16 columns the kernel leaves.
+        (5, 1025, 1000),
     ],
 )
 def test_small_products_run_the_micro_kernel(tmp_path, rows, k, n):
@@ -102,8 +110,8 @@ def test_small_products_run_the_micro_kernel(tmp_path, rows, k, n):
 def test_the_threshold_decides(tmp_path, monkeypatch):
     """The same product, once under the threshold and once at it. The
     threshold is per call: the pool's tiles of this product (cut along the
-    weights' columns, 64 each: pdg-parallelize-large-ops) are 8 x 64 x 64."""
-    rows, k, n = 8, 64, 256
+    weights' columns, 64 each: pdg-parallelize-large-ops) are 16 x 64 x 64."""
+    rows, k, n = 16, 64, 256
     tile = rows * k * 64
     monkeypatch.setattr(native, "BLAS_MIN_FLOPS", tile + 1)
     program, got, expected = run_product(tmp_path / "under", k, n, rows)
@@ -118,7 +126,7 @@ def test_the_threshold_decides(tmp_path, monkeypatch):
 def test_openblas_runs_on_the_calling_thread(tmp_path):
     """pdg's pool runs the tiles; OpenBLAS must not start its own threads
     under each one."""
-    program, _, _ = run_product(tmp_path, 768, 3072, 8)
+    program, _, _ = run_product(tmp_path, 768, 3072, 16)
     assert calls(program) > 0
     library = ctypes.CDLL(str(openblas()))  # the instance the program opened
     assert library.scipy_openblas_get_num_threads() == 1
@@ -129,7 +137,7 @@ def test_a_program_whose_library_is_gone_runs_its_own_loops(tmp_path, monkeypatc
     against a path that is not there (the wheel removed since), the program
     loads, declines every call and computes the same products."""
     monkeypatch.setattr(native, "openblas", lambda: tmp_path / "gone" / "libscipy_openblas.so")
-    program, got, expected = run_product(tmp_path, 768, 3072, 8)
+    program, got, expected = run_product(tmp_path, 768, 3072, 16)
     assert calls(program) == 0
     assert_close(got, expected, 768)
 
@@ -137,7 +145,7 @@ def test_a_program_whose_library_is_gone_runs_its_own_loops(tmp_path, monkeypatc
 def test_without_the_wheel_no_call_is_compiled(tmp_path, monkeypatch):
     library = bytes(openblas())
     monkeypatch.setattr(native, "openblas", lambda: None)
-    program, got, expected = run_product(tmp_path, 768, 3072, 8)
+    program, got, expected = run_product(tmp_path, 768, 3072, 16)
     assert library not in (tmp_path / "product-768x3072.pdgx" / "program.so").read_bytes()
     assert calls(program) == 0
     assert_close(got, expected, 768)

@@ -468,8 +468,10 @@ struct RegisterTileContractions
     b.eraseOp(op);
   }
 
-  /// True if the matrix-vector product `op` streams B (see rewriteStreaming):
-  /// B is larger than `streamMinBytes`, or of a size unknown here.
+  /// True if `op` may stream B (see emitStreaming): a matrix-vector
+  /// product, or one whose rows are not known here to exceed
+  /// kStreamMaxRows (the rows are checked again at run time), where B is
+  /// larger than `streamMinBytes` or of a size unknown here.
   bool streams(linalg::GenericOp op, const Contraction &c) {
     if (c.m && !ShapedType::isDynamic(op.getStaticLoopRanges()[*c.m]) &&
         op.getStaticLoopRanges()[*c.m] > kStreamMaxRows)

@@ -147,9 +147,10 @@ def PdgRegisterTileContractions
     strip of columns. Each element adds the same products in the same order
     as the register tile, so the columns both cover get the same bits. A
     product with rows streams B the same way where its tiled rows are at
-    most 8 at run time (a small batch: decode at batch 8 vectorized), each
-    row in turn over the same 4 rows of B, which the later rows read from
-    the cache; with more rows it runs the tiles.
+    most 8 at run time (a small batch: decode at batch 8 vectorized), in
+    blocks of 512 columns, each row in turn over the same block of B's 4
+    rows, which the later rows read from the L1 cache; with more rows it
+    runs the tiles.
 
     A contraction in dot form, C[.., m, n] += A[.., m, k] * B[.., n, k] with
     its one summed loop last in both inputs (logits against a tied

@@ -44,6 +44,9 @@ constexpr int64_t kStreamRows = 4;
 /// A product of at most this many rows (of A and C) by a large B streams B
 /// too (see emitStreaming): each row's pass reads B's rows from the cache.
 constexpr int64_t kStreamMaxRows = 8;
+/// Columns of B such a product runs all its rows over at a time: 4 rows
+/// of B x 512 columns (8 KiB of f32) stay in the L1 cache between rows.
+constexpr int64_t kStreamBlock = 512;
 /// A dot-form product whose A (its rows of f32) takes at most this many
 /// bytes runs its tiles of rows inside its tiles of columns (see
 /// rewriteDot): half of a 2 MiB L2 cache.
@@ -652,9 +655,10 @@ struct RegisterTileContractions
   /// past a whole tile there, run the op as it was).
   ///
   /// With `mMain` (C has rows: a few, at most kStreamMaxRows), each step
-  /// runs C's rows [0, mMain) in turn over the same kStreamRows rows of B:
-  /// the first reads them from memory, the others from the cache. sgemm
-  /// would copy all of B into blocks first, which a few rows do not repay.
+  /// runs, block of kStreamBlock columns by block, C's rows [0, mMain) in
+  /// turn over the same block of B's kStreamRows rows: the first row reads
+  /// it from memory, the others from the L1 cache. sgemm would copy all of
+  /// B into blocks first, which a few rows do not repay.
   void emitStreaming(OpBuilder &b, Location loc, linalg::GenericOp op, const Contraction &c,
                      SmallVector<Value> &at, Value viewB, Value viewC, Value nMain,
                      Value mMain) {
@@ -672,8 +676,15 @@ struct RegisterTileContractions
     // rows' products in order.
     auto step = [&](Value k0, int64_t rowsPerStep) {
       OpBuilder::InsertionGuard rowsGuard(b);
+      Value nLo = zero, nHi = nMain;
       if (c.m) {
-        // Each of C's rows in turn: B's rows of this step stay in the cache.
+        // Blocks of columns, and in each C's rows in turn: the block of
+        // B's rows of this step stays in the L1 cache for all of them.
+        Value block = arith::ConstantIndexOp::create(b, loc, kStreamBlock);
+        auto blockLoop = scf::ForOp::create(b, loc, zero, nMain, block);
+        b.setInsertionPointToStart(blockLoop.getBody());
+        nLo = blockLoop.getInductionVar();
+        nHi = arith::MinUIOp::create(b, loc, arith::AddIOp::create(b, loc, nLo, block), nMain);
         auto mLoop = scf::ForOp::create(b, loc, zero, mMain, one);
         b.setInsertionPointToStart(mLoop.getBody());
         at[*c.m] = mLoop.getInductionVar();
@@ -688,7 +699,7 @@ struct RegisterTileContractions
         Value a = loadF32(b, loc, inA, indicesAt(mapA, at));
         av.push_back(vector::BroadcastOp::create(b, loc, vecType, a));
       }
-      auto nLoop = scf::ForOp::create(b, loc, zero, nMain,
+      auto nLoop = scf::ForOp::create(b, loc, nLo, nHi,
                                       arith::ConstantIndexOp::create(b, loc, kLanes));
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(nLoop.getBody());

@@ -417,16 +417,20 @@ func.func @dot_over_two_loops(%h: memref<4x16xf32>, %e: memref<30x4x16xf32>, %y:
 // A few rows (decode at batch 8) by large bf16 weights read along their
 // rows, y[m, n] += x[m, k] * W[k, n]: where the tiled rows are at most 8
 // at run time, W is streamed as a matrix-vector product's is, 4 of its
-// rows per step, each of x's rows in turn over the same 4 rows of W (read
-// from the cache after the first); with more rows, the tiles of 4 x 16.
+// rows per step, in blocks of 512 columns, each of x's rows in turn over
+// the same block of W's 4 rows (from the L1 cache after the first); with
+// more rows, the tiles of 4 x 16.
 // CHECK-LABEL: func.func @few_rows(
 // CHECK-SAME: %[[X:[^:]*]]: memref<?x768xf32>, %[[W:[^:]*]]: memref<?x3072xbf16>, %[[Y:[^:]*]]: memref<?x3072xf32>)
 // CHECK: %[[FEW:.*]] = arith.cmpi ule, %[[ROWS:.*]], %c8
 // CHECK: scf.if %[[FEW]] {
 // CHECK:   scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c4
-// CHECK:     scf.for %[[M:.*]] = %{{.*}} to %[[ROWS]] step %c1
+// CHECK:     scf.for %[[BLOCK:.*]] = %{{.*}} to %[[COLS:.*]] step %c512
+// CHECK:       %[[END:.*]] = arith.addi %[[BLOCK]], %c512
+// CHECK:       %[[BLOCK_END:.*]] = arith.minui %[[END]], %[[COLS]]
+// CHECK:       scf.for %[[M:.*]] = %{{.*}} to %[[ROWS]] step %c1
 // CHECK-COUNT-4: vector.broadcast
-// CHECK:       scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %c8
+// CHECK:         scf.for %[[N:.*]] = %[[BLOCK]] to %[[BLOCK_END]] step %c8
 // CHECK:         vector.load %{{.*}}[%[[M]], %[[N]]] : memref<?x?xf32, {{.*}}>, vector<8xf32>
 // CHECK-COUNT-4: arith.extf {{.*}} : vector<8xbf16> to vector<8xf32>
 // CHECK:         vector.store %{{.*}}, %{{.*}}[%[[M]], %[[N]]]

@@ -200,10 +200,7 @@ def PdgCallBlas : Pass<"pdg-call-blas", "::mlir::ModuleOp"> {
     Option<"minFlops", "min-flops", "int64_t", /*default=*/"131072",
            "multiply-adds (m * n * k) from which a product calls sgemm">,
     Option<"minDim", "min-dim", "int64_t", /*default=*/"2",
-           "the fewest rows (m) and columns (n) of a product that calls sgemm">,
-    Option<"minRowsDot", "min-rows-dot", "int64_t", /*default=*/"2",
-           "the fewest rows (m) of a product in dot form (k last in both "
-           "factors: B read as B^T) that calls sgemm">
+           "the fewest rows (m) and columns (n) of a product that calls sgemm">
   ];
   let statistics = [
     Statistic<"numCalls", "calls", "contractions that may call sgemm">

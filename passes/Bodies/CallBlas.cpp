@@ -15,11 +15,7 @@
 // reads the weights once); otherwise, or when the
 // helper declines (no library at run time, or a layout sgemm cannot take),
 // the op runs as it was (and is register-tiled later). Sizes known here to
-// be too small leave the op alone. A product in dot form (B read along its
-// rows as B^T: a tied head's logits against the table) calls sgemm only
-// from `min-rows-dot` rows: each call copies all of its B into blocks,
-// while the dot-form kernel of pdg-register-tile-contractions reads the
-// table once for a few rows (decode at batch 8).
+// be too small leave the op alone.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +50,6 @@ enum class Group { Batch, M, N, K };
 struct Product {
   unsigned a, b;                           // input operand numbers
   SmallVector<unsigned> batch, m, n, k;    // loops of each group
-  bool dot = false;                        // k last in both A and B (B read as B^T)
 };
 
 /// The loops of `group` in the order `map` reads them.
@@ -116,8 +111,6 @@ std::optional<Product> match(linalg::GenericOp op) {
   if (inOrder(maps[0], p.m) != p.m || inOrder(maps[1], p.n) != p.n ||
       inOrder(maps[1], p.k) != p.k)
     return std::nullopt;
-  auto last = [](AffineMap map) { return map.getDimPosition(map.getNumResults() - 1); };
-  p.dot = llvm::is_contained(p.k, last(maps[0])) && llvm::is_contained(p.k, last(maps[1]));
   return p;
 }
 
@@ -193,7 +186,7 @@ struct CallBlas : mlir::pdg::impl::PdgCallBlasBase<CallBlas> {
       return size;
     };
     std::optional<int64_t> m = known(p.m), n = known(p.n), k = known(p.k);
-    if ((m && *m < minDim) || (n && *n < minDim) || (p.dot && m && *m < minRowsDot))
+    if ((m && *m < minDim) || (n && *n < minDim))
       return false;
     return !(m && n && k && *m * *n * *k < minFlops);
   }
@@ -259,11 +252,6 @@ struct CallBlas : mlir::pdg::impl::PdgCallBlasBase<CallBlas> {
     Value wide = arith::AndIOp::create(
         b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, m, minDimV),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, n, minDimV));
-    if (p.dot && minRowsDot > minDim)
-      wide = arith::AndIOp::create(
-          b, loc, wide,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, m,
-                                arith::ConstantIndexOp::create(b, loc, minRowsDot)));
     Value worth = arith::AndIOp::create(
         b, loc, arith::AndIOp::create(b, loc, big, wide), collapsible);
     auto tryCall = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, worth,

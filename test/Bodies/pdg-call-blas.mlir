@@ -4,8 +4,6 @@
 // RUN: pdg-opt %s --split-input-file --pdg-call-blas | FileCheck %s
 // A higher threshold: the static products below it are left alone.
 // RUN: pdg-opt %s --split-input-file --pdg-call-blas=min-flops=1000000000 | FileCheck %s --check-prefix=HIGH
-// Dot-form products (B read as B^T) from 16 rows only.
-// RUN: pdg-opt %s --split-input-file --pdg-call-blas=min-rows-dot=16 | FileCheck %s --check-prefix=DOT
 
 // A batch of rows times a weight matrix: m (dynamic), n = 3072, k = 768.
 // The sizes and each operand's strides come from its metadata; the call is
@@ -215,65 +213,6 @@ func.func @bf16_weights(%x: memref<64x768xf32>, %w: memref<768x3072xbf16>, %y: m
     %m = arith.mulf %a, %bf : f32
     %r = arith.addf %o, %m : f32
     linalg.yield %r : f32
-  }
-  return
-}
-
-// -----
-
-// Logits of a few rows against a tied table, y[r, v] += h[r, d] * E[v, d]
-// (dot form: d last in both factors). By default (min-rows-dot=2) the call
-// is guarded by m, n >= 2 as any product; with min-rows-dot=16 also by the
-// rows, m >= 16, at run time (the dot-form kernel reads the table once for
-// fewer). A static 8 rows in dot form is left alone there; a static 8 rows
-// in the usual form still calls.
-// CHECK-LABEL: func.func @dot_form(
-// CHECK: func.call @pdg_blas_sgemm
-// CHECK: func.call @pdg_blas_sgemm
-// CHECK: func.call @pdg_blas_sgemm
-// DOT-LABEL: func.func @dot_form(
-// DOT-SAME: %[[H:[^:]*]]: memref<?x768xf32>
-// DOT: %[[M:.*]] = memref.dim %[[H]], %c0
-// DOT: arith.cmpi uge, %{{.*}}, %c16
-// DOT: func.call @pdg_blas_sgemm
-// DOT: linalg.generic
-// DOT-SAME: ins(%[[H]],
-// DOT-NOT: func.call @pdg_blas_sgemm
-// DOT: linalg.generic
-// DOT-SAME: memref<8x768xf32>, memref<50257x768xf32>
-// DOT: func.call @pdg_blas_sgemm
-func.func @dot_form(%h: memref<?x768xf32>, %e: memref<50257x768xf32>, %y: memref<?x50257xf32>,
-                    %h8: memref<8x768xf32>, %y8: memref<8x50257xf32>,
-                    %w: memref<768x3072xf32>, %z8: memref<8x3072xf32>) {
-  linalg.generic {
-    indexing_maps = [affine_map<(r, v, d) -> (r, d)>, affine_map<(r, v, d) -> (v, d)>,
-                     affine_map<(r, v, d) -> (r, v)>],
-    iterator_types = ["parallel", "parallel", "reduction"]
-  } ins(%h, %e : memref<?x768xf32>, memref<50257x768xf32>) outs(%y : memref<?x50257xf32>) {
-  ^bb0(%a: f32, %b: f32, %acc: f32):
-    %p = arith.mulf %a, %b : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  }
-  linalg.generic {
-    indexing_maps = [affine_map<(r, v, d) -> (r, d)>, affine_map<(r, v, d) -> (v, d)>,
-                     affine_map<(r, v, d) -> (r, v)>],
-    iterator_types = ["parallel", "parallel", "reduction"]
-  } ins(%h8, %e : memref<8x768xf32>, memref<50257x768xf32>) outs(%y8 : memref<8x50257xf32>) {
-  ^bb0(%a: f32, %b: f32, %acc: f32):
-    %p = arith.mulf %a, %b : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
-  }
-  linalg.generic {
-    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
-                     affine_map<(m, n, k) -> (m, n)>],
-    iterator_types = ["parallel", "parallel", "reduction"]
-  } ins(%h8, %w : memref<8x768xf32>, memref<768x3072xf32>) outs(%z8 : memref<8x3072xf32>) {
-  ^bb0(%a: f32, %b: f32, %acc: f32):
-    %p = arith.mulf %a, %b : f32
-    %s = arith.addf %acc, %p : f32
-    linalg.yield %s : f32
   }
   return
 }

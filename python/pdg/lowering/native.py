@@ -31,19 +31,13 @@ from .toolchain import ToolchainError, c_runtime, linker, openblas, tool
 # Against the register tiles (which walk B in strips of 16 columns) sgemm
 # won from 2 rows on, by 1.3x at 2 rows of gpt2's MLP (768 x 3072) to 3.5x
 # at 8; but up to 8 rows pdg now streams B (pdg-register-tile-contractions'
-# kStreamMaxRows) where sgemm copies all of it into blocks first: decode at
+# kStreamMaxRows; the tied head's table in dot form, read once for all the
+# rows) where sgemm copies all of it into blocks first: decode at
 # batch 8, vectorized (`bench/scale.py --batch 8 --impls pdg-vec`), ran
 # 1.2-1.5x faster with these products out of sgemm (gpt2-124m 46.9 -> 39.7
 # ms per step, qwen2.5-0.5b 215 -> 146).
 BLAS_MIN_FLOPS = 1 << 17
 BLAS_MIN_DIM = 9
-# A product in dot form (B read along its rows as B^T: the tied head's
-# logits against the embedding table) calls sgemm from this many rows: each
-# call copies its part of the table into blocks, while pdg's dot-form kernel
-# reads the table once for a few rows. Decode at batch 8, vectorized
-# (gpt2-124m, `bench/scale.py --batch 8 --impls pdg-vec`), spent about half
-# its step in sgemm's copies of the 154 MB table.
-BLAS_MIN_ROWS_DOT = 16
 BLAS_HELPER = "pdg_blas_sgemm"
 
 # Ops in a body the driver calls inside its parallel loop over the
@@ -64,11 +58,11 @@ SPLIT_IN_LOOP_SPLIT_FROM = 65536  # what the tests use to split whatever the def
 SPLIT_IN_LOOP_TILES = 8
 
 
-def _call_blas() -> tuple[int, int, int] | None:
+def _call_blas() -> tuple[int, int] | None:
     """pdg-call-blas's thresholds; None (no calls) without the library."""
     if openblas() is None:
         return None
-    return BLAS_MIN_FLOPS, BLAS_MIN_DIM, BLAS_MIN_ROWS_DOT
+    return BLAS_MIN_FLOPS, BLAS_MIN_DIM
 
 
 def code_settings() -> str:

@@ -83,14 +83,14 @@ def to_ptx(chip: str, features: str) -> str:
 
 def to_loops(
     check_indices: bool = True,
-    call_blas: tuple[int, int, int] | None = None,
+    call_blas: tuple[int, int] | None = None,
     split_in_loop: int = 65536,
     tiles_in_loop: int = 64,
 ) -> str:
     """index_add (take's gradient) becomes a scatter. Products get their
-    tiles, large ones sgemm calls (with `call_blas`: the fewest
-    multiply-adds, rows/columns and rows of a dot-form product of a call;
-    see native.BLAS_MIN_FLOPS) and the rest register micro-kernels, then linalg
+    tiles, large ones sgemm calls (with `call_blas`:
+    the fewest multiply-adds and rows/columns of a call; see
+    native.BLAS_MIN_FLOPS) and the rest register micro-kernels, then linalg
     becomes loops. Gathers are plain loads from here, and those at indices
     from data get a bounds check (whose sites native.index_checks reads
     back before TO_LLVM). `split_in_loop`: the fewest points of an op in a
@@ -100,11 +100,8 @@ def to_loops(
     only to measure what the checks cost."""
     blas = ""
     if call_blas is not None:
-        min_flops, min_dim, min_rows_dot = call_blas
-        blas = (
-            f"pdg-call-blas{{min-flops={min_flops} min-dim={min_dim} "
-            f"min-rows-dot={min_rows_dot}}},"
-        )
+        min_flops, min_dim = call_blas
+        blas = f"pdg-call-blas{{min-flops={min_flops} min-dim={min_dim}}},"
     return (
         # take's gradient as a scatter before anything tiles it as a dense op.
         "pdg-scatter-index-adds,pdg-copies-to-linalg,"

@@ -188,6 +188,7 @@ def run_pdg_one(args) -> dict:
         state, _ = trainer.run(state, batches(1))
     program = trainer.run_grpo
     calls = program.runtime_counter("pdg_blas_calls")
+    grows = program.runtime_counter("pdg_grows")
     used = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     trainer.run(state, batches(args.iterations))
@@ -197,11 +198,13 @@ def run_pdg_one(args) -> dict:
     return {
         "ms_per_iteration": 1e3 * seconds / args.iterations,
         # Where the time goes, for the timed call: the cores it kept busy,
-        # the fresh pages it touched, the sgemm calls (each packs its weight).
+        # the fresh pages it touched, the sgemm calls (each packs its weight),
+        # the stores grown (each moves the whole store).
         "cores_busy": cpu / seconds,
         "minor_faults": after.ru_minflt - used.ru_minflt,
         "sgemm_calls_per_iteration": (program.runtime_counter("pdg_blas_calls") - calls)
         / args.iterations,
+        "grows_per_iteration": (program.runtime_counter("pdg_grows") - grows) / args.iterations,
         "generation_ms": None,  # generation, reference and update in one program
         "reference_ms": None,
         "update_ms": None,

@@ -6,11 +6,11 @@ pdg-one --compile-only --cache DIR` run wrote (with any commit). A fresh
 process per directory loads them as they are, whatever key the running
 compiler would give the program now, and calls the program --calls times
 with one iteration each. Per call it reports the time, the minor page
-faults (fresh pages the call touched) and the runtime's byte counters:
-kept (what the pool holds between calls), live and peak. The directories
-take turns, --repeat times; the table gives each directory's median per
-call and the ratio of the steady calls (the third on) to the first
-directory's. Writes results/grpo-calls.json (or --out).
+faults (fresh pages the call touched), the stores it grew and the
+runtime's byte counters: kept (what the pool holds between calls), live
+and peak. The directories take turns, --repeat times; the table gives
+each directory's median per call and the ratio of the steady calls (the
+third on) to the first directory's. Writes results/grpo-calls.json (or --out).
 
     python bench/grpo.py --config gpt2-124m --prompts 4 --group 8 --new-tokens 8 \\
         --impls pdg-one --compile-only --cache /tmp/base        # at the old commit
@@ -39,7 +39,7 @@ from grpo_common import add_setting_args, resolve_setting_args, setting_flags
 
 HERE = Path(__file__).resolve().parent
 SETTINGS = ("vocab", "prompts", "group", "d_model", "layers", "heads", "new_tokens", "microbatch")
-COUNTERS = ("pdg_bytes_kept", "pdg_bytes_live", "pdg_bytes_peak")
+COUNTERS = ("pdg_bytes_kept", "pdg_bytes_live", "pdg_bytes_peak")  # MiB
 STEADY = 2  # calls before the steady state (see grpo.py's run_pdg_one)
 
 
@@ -73,6 +73,15 @@ def use_artifacts_in(cache: Path) -> None:
     program_trainer.build_artifact = found
 
 
+def grows_so_far(program) -> int | None:
+    """Stores grown in this process; None for an artifact built before
+    the runtime counted them."""
+    try:
+        return program.runtime_counter("pdg_grows")
+    except ValueError:
+        return None
+
+
 def run_calls(args) -> dict:
     """In this process: --calls calls of one iteration of the artifact in
     args.cache, each measured."""
@@ -93,7 +102,10 @@ def run_calls(args) -> dict:
         seconds = time.perf_counter() - start
         fresh = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
         counters = {n: program.runtime_counter(n) / 2**20 for n in COUNTERS}
-        calls.append({"ms": 1e3 * seconds, "minor_faults": fresh, **counters})
+        grown = grows_so_far(program)
+        if grown is not None:
+            grown -= sum(c["grows"] for c in calls)
+        calls.append({"ms": 1e3 * seconds, "minor_faults": fresh, "grows": grown, **counters})
     return {"artifact": str(artifact_in(args.cache, "grpo")), "calls": calls}
 
 
@@ -107,10 +119,14 @@ def run_fresh(cache: Path, args) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def median_or_none(xs: list):
+    return None if None in xs else statistics.median(xs)
+
+
 def medians(runs: list[dict]) -> list[dict]:
     """Per call index, each measure's median over the runs."""
     return [
-        {k: statistics.median(r["calls"][i][k] for r in runs) for k in runs[0]["calls"][i]}
+        {k: median_or_none([r["calls"][i][k] for r in runs]) for k in runs[0]["calls"][i]}
         for i in range(len(runs[0]["calls"]))
     ]
 
@@ -148,12 +164,16 @@ def main() -> None:
     rows = {str(c): medians(runs) for c, runs in tries.items()}
     base = steady_ms(rows[str(args.cache[0])])
     print(f"median of {args.repeat} fresh runs each; load {load[0]:.1f} -> {load[1]:.1f}")
-    print(f"{'cache':30} {'call':>4} {'ms':>9} {'faults MiB':>10} {'kept':>7} {'peak':>7}")
+    print(
+        f"{'cache':30} {'call':>4} {'ms':>9} {'faults MiB':>10} {'grows':>6} {'kept':>7} "
+        f"{'peak':>7}"
+    )
     for name, calls in rows.items():
         for i, c in enumerate(calls):
             mib = c["minor_faults"] * resource.getpagesize() / 2**20
+            grows = "-" if c["grows"] is None else f"{c['grows']:.0f}"
             print(
-                f"{name[-30:]:30} {i:4d} {c['ms']:9.1f} {mib:10.0f} "
+                f"{name[-30:]:30} {i:4d} {c['ms']:9.1f} {mib:10.0f} {grows:>6} "
                 f"{c['pdg_bytes_kept']:7.0f} {c['pdg_bytes_peak']:7.0f}"
             )
         print(f"{name[-30:]:30} steady {steady_ms(calls):.1f} ms: {steady_ms(calls) / base:.3f}x")

@@ -2,11 +2,18 @@
 
    Stores have the identity layout. The rows (one per index of the dims
    before `dim`) move apart from the last down, so old and new data never
-   need two buffers. */
+   need two buffers.
+
+   Growing moves the whole store, and the blocks kept for reuse are
+   released (their sizes no longer match), so a program's later calls start
+   each store at the capacity an earlier call reached (pdg_grow_start): a
+   training loop grows its stores in its first call only. */
 #include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+int64_t pdg_grows;
 
 static void pdg_keep_old(int64_t *out, const int64_t *old, int64_t rank, int64_t store,
                          int64_t bytes, int64_t limit) {
@@ -57,6 +64,7 @@ void pdg_grow(int64_t *out, const int64_t *old, int64_t rank, int64_t dim, int64
   header[0] = (int64_t)(uintptr_t)raw;
   header[1] = size;
   pdg_account_resize(old_size, size);
+  __atomic_add_fetch(&pdg_grows, 1, __ATOMIC_RELAXED);
   char *base = (char *)at;
   for (int64_t r = rows - 1; r > 0; --r)
     memmove(base + r * new_row, base + r * old_row, (size_t)old_row);
@@ -68,4 +76,20 @@ void pdg_grow(int64_t *out, const int64_t *old, int64_t rank, int64_t dim, int64
     out[3 + rank + i] = stride;
     stride *= out[3 + i];
   }
+}
+
+int64_t pdg_grow_start(const int64_t *reached, int64_t cap, int64_t step_bytes) {
+  int64_t steps = __atomic_load_n(reached, __ATOMIC_RELAXED), bytes;
+  if (steps <= cap || step_bytes < 0 || __builtin_mul_overflow(steps, step_bytes, &bytes))
+    return cap;
+  /* Only where it fits beside what is live: the steps this call needs may
+     be fewer, and growing from `cap` would not stop the run early. */
+  return pdg_would_pass_limit(0, bytes) ? cap : steps;
+}
+
+void pdg_grow_reached(int64_t *reached, int64_t cap) {
+  int64_t steps = __atomic_load_n(reached, __ATOMIC_RELAXED);
+  while (cap > steps &&
+         !__atomic_compare_exchange_n(reached, &steps, cap, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    ;
 }

@@ -43,6 +43,9 @@ def rt(library_path):
     lib.pdg_begin_run.argtypes = [ctypes.c_int64, ctypes.c_int64]
     lib.pdg_grow.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 5
     lib.pdg_index_fault.argtypes = [ctypes.c_int64] * 12
+    lib.pdg_grow_start.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
+    lib.pdg_grow_start.restype = ctypes.c_int64
+    lib.pdg_grow_reached.argtypes = [ctypes.c_void_p, ctypes.c_int64]
     lib.pdg_begin_run(0, 0)
     return lib
 
@@ -148,6 +151,28 @@ def test_a_store_grows_in_place_keeping_each_row(rt):
     ]
     assert value(rt, "pdg_bytes_live") == 3 * 10 * 8
     rt._mlir_memref_to_llvm_free(out[0])
+
+
+def test_growth_is_counted_and_remembered_for_the_next_call(rt):
+    grows = value(rt, "pdg_grows")
+    old, out = descriptor(rt, 3, 4)
+    rt.pdg_grow(out, old, 2, 1, 10, 8, 0)
+    assert value(rt, "pdg_grows") == grows + 1
+    rt._mlir_memref_to_llvm_free(out[0])
+    reached = ctypes.c_int64(0)
+    assert rt.pdg_grow_start(ctypes.byref(reached), 16, 80) == 16  # nothing reached yet
+    rt.pdg_grow_reached(ctypes.byref(reached), 40)
+    rt.pdg_grow_reached(ctypes.byref(reached), 24)  # the most is kept
+    assert reached.value == 40
+    assert rt.pdg_grow_start(ctypes.byref(reached), 16, 80) == 40
+    assert rt.pdg_grow_start(ctypes.byref(reached), 64, 80) == 64  # never fewer than asked
+    # Past the limit, or a size that overflows: the first steps asked for.
+    rt.pdg_begin_run(40 * 80 - 1, 0)
+    assert rt.pdg_grow_start(ctypes.byref(reached), 16, 80) == 16
+    rt.pdg_begin_run(40 * 80, 0)
+    assert rt.pdg_grow_start(ctypes.byref(reached), 16, 80) == 40
+    assert rt.pdg_grow_start(ctypes.byref(reached), 16, 1 << 60) == 16
+    assert rt.pdg_grow_start(ctypes.byref(reached), 16, -1) == 16
 
 
 @pytest.mark.parametrize(

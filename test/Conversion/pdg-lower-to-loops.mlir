@@ -17,8 +17,14 @@
 // CHECK-LABEL: func.func @pdg_g(
 // CHECK-SAME: %[[X0:.*]]: memref<?xf32>, %[[B:.*]]: index) -> (memref<?x?x1xf32>, memref<?xi64>) attributes {llvm.emit_c_interface}
 // CHECK: %[[WIN:.*]] = memref.alloc(%[[B]]) : memref<?x3xf32>
+//   w starts at 16 steps, or at the steps an earlier call grew it to (its
+//   bytes per step, 4 * B, tell the runtime whether they fit the limit).
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[STEP:.*]] = arith.muli %[[C4]], %[[B]] : index
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[C16:.*]] = arith.constant 16 : index
-// CHECK: %[[W:.*]] = memref.alloc(%[[B]], %[[C16]]) : memref<?x?x1xf32>
+// CHECK: %[[CAP:.*]] = call @pdg_g_grow_start(%[[C0]], %[[C16]], %[[STEP]]) : (index, index, index) -> index
+// CHECK: %[[W:.*]] = memref.alloc(%[[B]], %[[CAP]]) : memref<?x?x1xf32>
 // CHECK: %[[ALIVE:.*]] = memref.alloc(%[[B]]) : memref<?xi8>
 // CHECK: %[[LENGTHS:.*]] = memref.alloc(%[[B]]) : memref<?xi64>
 // CHECK: %[[LIVE:.*]] = memref.alloca() : memref<index>
@@ -91,6 +97,7 @@
 // CHECK:     linalg.copy
 // CHECK:     linalg.copy
 // CHECK:   }
+// CHECK: func.func private @pdg_g_grow_start(index, index, index) -> index
 // CHECK: func.func private @pdg_g_grow_0(memref<?x?x1xf32>, index, index, index, index) -> memref<?x?x1xf32> attributes {llvm.emit_c_interface}
 // CHECK: memref.global @pdg_abort : memref<i8>
 // CHECK: memref.global @pdg_running : memref<i8>

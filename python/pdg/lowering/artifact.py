@@ -44,7 +44,7 @@ from .gpu import kernels_ptx
 from .lower import lower_to_loops
 from .native import build_library, to_llvm
 from .toolchain import ToolchainError
-from .trampolines import trampolines_source
+from .trampolines import grow_start_symbol, trampolines_source
 
 
 class CompileError(Exception):
@@ -172,10 +172,12 @@ def _compile(
     description["memory"] = _memory(lines, abi.shared, borrowed)
     description = {"abi": abi.to_json(), **description, "index_checks": checks}
     with writing_artifact(out) as scratch:
+        grow_start = grow_start_symbol(abi.name)
+        generated = trampolines_source(
+            abi.udfs, abi.grow, grow_start, len(abi.grow_stores), description
+        )
         with _toolchain_step("native code"):
-            tools = build_library(
-                module, scratch / LIBRARY, trampolines_source(abi.udfs, abi.grow, description)
-            )
+            tools = build_library(module, scratch / LIBRARY, generated)
         lap("native code")
         pause_for_tests("artifact-library-written")
         parts = [LIBRARY]

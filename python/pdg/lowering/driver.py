@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pdg.analysis.graph import Dim, Value
+from pdg.analysis.graph import ELEMENT_BYTES, Dim, Value
+from pdg.analysis.storage import Store
 from pdg.passes.registry import PassError
 
 from .arena import Lifetimes, byte_size, place, shareable
@@ -31,6 +32,7 @@ from .partials import PartialSumEmitter
 from .returned_slots import returned_slots, slot_groups, slot_view
 from .updated_in_place import InPlace, in_place_suffix
 from .text import DYNAMIC, MemRef, Writer, c_identifier, cast, symbol
+from .trampolines import grow_start_symbol
 from .views import ViewEmitter
 
 
@@ -121,6 +123,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         self.uses_step = False
         self.grow_types: dict[str, tuple[int, int]] = {}  # type -> (k, rank)
         self.grow_stores: list[dict] = []  # see EntryABI.grow_stores
+        self.grow_start_used = False  # a store's first steps come from the library
         self.grow_numbers: dict[int, int] = {}  # id(buffer) -> its number there
         self.side_buffers: list[Buffer] = []  # growable sizes of symbolic point dims
         self.window_functions: dict[tuple, str] = {}  # views.py: kind of window -> function
@@ -235,15 +238,10 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             for (mode, size), extent in zip(buf.modes, buf.type.shape, strict=False):
                 if extent is not DYNAMIC:
                     continue
-                if mode == "grow":
-                    cap = GROW_FROM
-                    dim = self.m.graph.dims[store.value.domain[buf.grow_dim]]
-                    if dim.size is not None:
-                        cap = min(cap, dim.size)
-                    sizes.append(w.const(cap))
-                else:
-                    sizes.append(size)
+                sizes.append(None if mode == "grow" else size)
             sizes += [p for p in buf.point if isinstance(p, str)]
+            if buf.grow_dim is not None:
+                sizes[sizes.index(None)] = self.first_capacity(store, buf, sizes)
             buf.ssa = w.op(f"memref.alloc({', '.join(sizes)}) : {buf.type}", "store")
             dynamic = buf.dynamic_point_dims
             if dynamic:
@@ -640,6 +638,32 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         the symbols the generated C defines (pdg.lowering.trampolines)."""
         return "pdg_" + c_identifier(self.m.graph.name)
 
+    def first_capacity(self, store: Store, buf: Buffer, sizes: list[str | None]) -> str:
+        """The steps growable `buf` starts the call with: GROW_FROM (at most
+        the dim's max), or what an earlier call grew it to where that fits
+        under the memory limit (pdg_grow_start), so the stores of a loop of
+        calls grow in its first call only."""
+        w = self.prologue
+        dim = self.m.graph.dims[store.value.domain[buf.grow_dim]]
+        cap = GROW_FROM if dim.size is None else min(GROW_FROM, dim.size)
+        fixed, symbolic = ELEMENT_BYTES[buf.type.element], []
+        dynamic = iter(sizes)
+        for j, extent in enumerate(buf.type.shape):
+            size = next(dynamic) if extent is DYNAMIC else extent
+            if j != buf.grow_dim:
+                if isinstance(size, int):
+                    fixed *= size
+                else:
+                    symbolic.append(size)
+        step_bytes = w.const(fixed)
+        for size in symbolic:
+            step_bytes = w.op(f"arith.muli {step_bytes}, {size} : index")
+        self.grow_start_used = True
+        return w.op(
+            f"func.call @{grow_start_symbol(self.prefix)}({w.const(self.grow_number(buf))}, "
+            f"{w.const(cap)}, {step_bytes}) : (index, index, index) -> index"
+        )
+
     def grow_symbol(self, k: int) -> str:
         return f"{self.prefix}_grow_{k}"
 
@@ -726,6 +750,11 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
             "attributes {llvm.emit_c_interface} {"
         )
         text = "\n".join([header, self.prologue.text(), w.text(), "}", *self.declarations])
+        if self.grow_start_used:  # pdg.lowering.trampolines defines it
+            text += (
+                f"\nfunc.func private @{grow_start_symbol(self.prefix)}(index, index, index) "
+                "-> index"
+            )
         for t, (k, _) in self.grow_types.items():
             # Generated per memref type (pdg.lowering.trampolines).
             text += (

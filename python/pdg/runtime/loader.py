@@ -74,8 +74,10 @@ class CompiledProgram:
 
     def runtime_counter(self, name: str) -> int:
         """A count the program's C runtime keeps (pdg/runtime.h), e.g.
-        `pdg_blas_calls` (sgemm calls so far) or `pdg_bytes_kept`."""
-        if name not in ("pdg_blas_calls", "pdg_bytes_kept", "pdg_bytes_live", "pdg_bytes_peak"):
+        `pdg_blas_calls` (sgemm calls so far), `pdg_grows` (stores grown
+        so far) or `pdg_bytes_kept`."""
+        counters = ("pdg_blas_calls", "pdg_grows", "pdg_bytes_kept", "pdg_bytes_live")
+        if name not in (*counters, "pdg_bytes_peak"):
             raise ValueError(f"no runtime counter '{name}'")
         return ctypes.c_int64.in_dll(self._entry.library, name).value
 

@@ -113,6 +113,15 @@ PDG_EXPORT void pdg_release_cache(void);
    stops with PDG_STOP_MEMORY and `store` is the fault's site. */
 PDG_EXPORT void pdg_grow(int64_t *out, const int64_t *old, int64_t rank, int64_t dim,
                          int64_t cap, int64_t elem, int64_t store);
+/* The steps a growable store starts a call with: `cap`, or the most steps
+   the same store reached in the program's earlier calls (*reached, kept
+   per store by the generated code) where that many steps of `step_bytes`
+   each fit under the memory limit now. */
+PDG_EXPORT int64_t pdg_grow_start(const int64_t *reached, int64_t cap, int64_t step_bytes);
+/* Notes that a store now holds `cap` steps (for pdg_grow_start). */
+PDG_EXPORT void pdg_grow_reached(int64_t *reached, int64_t cap);
+/* Stores grown so far (each moves the whole store). */
+PDG_EXPORT extern int64_t pdg_grows;
 
 /* ---- Threads (threads.c) -------------------------------------------------
    The pool behind the OpenMP ABI calls that convert-scf-to-openmp and the

@@ -15,8 +15,9 @@
    fits under that bound, so kept memory never raises the process's
    high-water mark, and a run of
    other sizes (the first run after a warm-up of fewer iterations) still
-   reuses every block whose size it shares. A store that grows releases them
-   all. Cached bytes are not live.
+   reuses every block whose size it shares. A store that grows releases the
+   least recently kept ones until its new bytes fit under that bound as
+   well. Cached bytes are not live.
 
    Failure: before the run (pdg_running == 0) the entry only allocates its
    stores, so a block that cannot be had (malloc fails, or the stores would
@@ -94,6 +95,14 @@ void pdg_reset_allocation_counters(int64_t memory_limit, int64_t bytes_live) {
   pdg_alloc_unlock();
 }
 
+/* Releases the least recently kept blocks until `more` live bytes fit
+   beside the rest under the high-water mark. Called with the lock held. */
+static void pdg_evict_for(int64_t more) {
+  int64_t bound = pdg_last_peak > pdg_bytes_peak ? pdg_last_peak : pdg_bytes_peak;
+  while (pdg_cache_count && pdg_bytes_live + more + pdg_bytes_kept > bound)
+    pdg_release_raw(pdg_uncache(0));
+}
+
 /* A kept block of this size and alignment, the most recently kept; else
    none, and the least recently kept blocks are released until `size` more
    live bytes fit beside the rest under the high-water mark. Called with
@@ -104,10 +113,14 @@ static void *pdg_cached(size_t alignment, size_t size) {
     if (pdg_block_size(p) == (int64_t)size && (uintptr_t)p % alignment == 0)
       return pdg_uncache(i);
   }
-  int64_t bound = pdg_last_peak > pdg_bytes_peak ? pdg_last_peak : pdg_bytes_peak;
-  while (pdg_cache_count && pdg_bytes_live + (int64_t)size + pdg_bytes_kept > bound)
-    pdg_release_raw(pdg_uncache(0));
+  pdg_evict_for((int64_t)size);
   return NULL;
+}
+
+void pdg_make_room(int64_t more) {
+  pdg_alloc_lock();
+  pdg_evict_for(more);
+  pdg_alloc_unlock();
 }
 
 static void *pdg_out_of_memory(size_t size, int over_limit) {

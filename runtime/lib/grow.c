@@ -4,9 +4,8 @@
    before `dim`) move apart from the last down, so old and new data never
    need two buffers.
 
-   Growing moves the whole store, and the blocks kept for reuse are
-   released (their sizes no longer match), so a program's later calls start
-   each store at the capacity an earlier call reached (pdg_grow_start): a
+   Growing moves the whole store, so a program's later calls start each
+   store at the capacity an earlier call reached (pdg_grow_start): a
    training loop grows its stores in its first call only. */
 #include "internal.h"
 
@@ -48,7 +47,7 @@ void pdg_grow(int64_t *out, const int64_t *old, int64_t rank, int64_t dim, int64
     pdg_keep_old(out, old, rank, store, size, pdg_memory_limit);
     return;
   }
-  pdg_release_cache(); /* sizes change: the kept blocks would only add */
+  pdg_make_room(size - old_size); /* kept blocks never raise the high-water mark */
   size_t offset = (size_t)(data - raw);
   char *moved = (char *)realloc(raw, (size_t)size + 16 + 64);
   if (!moved) {

@@ -16,6 +16,8 @@ PDG_HIDDEN void pdg_reset_allocation_counters(int64_t memory_limit, int64_t byte
 PDG_HIDDEN void pdg_reset_allocation_lock(void);
 PDG_HIDDEN int pdg_is_stand_in(const void *ptr);
 PDG_HIDDEN void pdg_account_resize(int64_t old_size, int64_t new_size);
+/* Releases kept blocks until `more` live bytes fit under the high-water mark. */
+PDG_HIDDEN void pdg_make_room(int64_t more);
 PDG_HIDDEN int pdg_would_pass_limit(int64_t old_size, int64_t new_size);
 
 #endif /* PDG_RUNTIME_INTERNAL_H */

@@ -74,18 +74,25 @@ def test_allocations_are_counted_aligned_and_freed(rt):
     assert value(rt, "pdg_bytes_live") == 0 == value(rt, "pdg_bytes_peak")
 
 
-def test_a_run_of_other_sizes_keeps_reusing_the_blocks_it_shares(library_path, tmp_path):
-    """A miss releases the least recently kept blocks, only as many as the
-    new block needs to stay under the highest peak; the rest are reused.
-    (Before, a miss released every kept block: a GRPO run after a warm-up
-    of fewer iterations faulted in 600 MiB of fresh pages.)"""
-    fresh = tmp_path / "libfresh.so"  # its own allocator state
+def fresh_runtime(library_path: Path, tmp_path: Path) -> ctypes.CDLL:
+    """The test library under another name: its own allocator state."""
+    fresh = tmp_path / "libfresh.so"
     fresh.write_bytes(library_path.read_bytes())
     lib = ctypes.CDLL(str(fresh))
     lib._mlir_memref_to_llvm_aligned_alloc.restype = ctypes.c_void_p
     lib._mlir_memref_to_llvm_aligned_alloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
     lib._mlir_memref_to_llvm_free.argtypes = [ctypes.c_void_p]
     lib.pdg_begin_run.argtypes = [ctypes.c_int64, ctypes.c_int64]
+    lib.pdg_grow.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 5
+    return lib
+
+
+def test_a_run_of_other_sizes_keeps_reusing_the_blocks_it_shares(library_path, tmp_path):
+    """A miss releases the least recently kept blocks, only as many as the
+    new block needs to stay under the highest peak; the rest are reused.
+    (Before, a miss released every kept block: a GRPO run after a warm-up
+    of fewer iterations faulted in 600 MiB of fresh pages.)"""
+    lib = fresh_runtime(library_path, tmp_path)
     mib = 1 << 20
 
     def alloc(size):
@@ -108,6 +115,30 @@ def test_a_run_of_other_sizes_keeps_reusing_the_blocks_it_shares(library_path, t
         lib._mlir_memref_to_llvm_free(block)
     lib.pdg_release_cache()
     assert value(lib, "pdg_bytes_kept") == 0
+
+
+def test_a_store_that_grows_releases_only_the_kept_blocks_its_new_bytes_need(
+    library_path, tmp_path
+):
+    """(Before, growing released every kept block: a GRPO call that grew
+    its stores faulted in the pages of every temporary again.)"""
+    lib = fresh_runtime(library_path, tmp_path)
+    mib = 1 << 20
+    lib.pdg_begin_run(0, 0)
+    rows, cols = 64, 512  # int64: 1/4 MiB
+    data = lib._mlir_memref_to_llvm_aligned_alloc(64, rows * cols * 8)
+    old = (ctypes.c_int64 * 7)(data, data, 0, rows, cols, cols, 1)
+    out = (ctypes.c_int64 * 7)()
+    a, b = (lib._mlir_memref_to_llvm_aligned_alloc(64, mib) for _ in range(2))
+    for block in (a, b):  # a is the least recently kept
+        lib._mlir_memref_to_llvm_free(block)
+    assert value(lib, "pdg_bytes_kept") == 2 * mib
+    lib.pdg_grow(out, old, 2, 1, 2 * cols, 8, 0)  # 1/4 MiB more
+    assert value(lib, "pdg_abort", ctypes.c_int8) == 0
+    # 1/2 MiB live beside 2 MiB kept would pass the 2 1/4 MiB peak: only `a` goes.
+    assert value(lib, "pdg_bytes_kept") == mib
+    assert value(lib, "pdg_bytes_peak") == 2 * mib + mib // 4
+    assert lib._mlir_memref_to_llvm_aligned_alloc(64, mib) == b
 
 
 def test_a_store_past_the_limit_before_the_run_stops_the_run(rt):

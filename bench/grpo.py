@@ -74,9 +74,10 @@ IMPLS = ("pdg", "pdg-one", "torch", "trl")  # run by default
 # row computing its prompt's positions (share_prefill=False);
 # pdg-one-stale1, pdg-one sampling with the weights one iteration back
 # (staleness=1; its iterations still run one after the other);
-# pdg-one-unbatched, pdg-one with its weight gradients computed as one
-# product per replayed step, summed after (batch_steps=False), not as one
-# product over all the steps; pdg-one-forced, pdg-one with the reference
+# pdg-one-batched, pdg-one with its weight gradients computed as one
+# product over all the steps (batch_steps=True), not one product per
+# replayed step summed after (the default since batching measured slower);
+# pdg-one-forced, pdg-one with the reference
 # scoring the finished completions over all their steps at once
 # (teacher_forced_reference=True), not a step at a time; pdg-one-scored,
 # the policy's log-probs for the loss (and their gradient) teacher-forced
@@ -86,7 +87,7 @@ VARIANTS = (
     "pdg-one-completion",
     "pdg-one-unshared",
     "pdg-one-stale1",
-    "pdg-one-unbatched",
+    "pdg-one-batched",
     "pdg-one-forced",
     "pdg-one-scored",
 )
@@ -124,8 +125,8 @@ def pdg_trainer(args, one_program: bool):
             options["share_prefill"] = False
         if args.impl == "pdg-one-stale1":
             options["staleness"] = 1
-        if args.impl == "pdg-one-unbatched":
-            options["batch_steps"] = False
+        if args.impl == "pdg-one-batched":
+            options["batch_steps"] = True
         if args.impl in ("pdg-one-forced", "pdg-one-scored"):
             options["teacher_forced_reference"] = True
         if args.impl == "pdg-one-scored":
@@ -382,7 +383,7 @@ def main() -> None:
             "pdg-one-completion": run_pdg_one,
             "pdg-one-unshared": run_pdg_one,
             "pdg-one-stale1": run_pdg_one,
-            "pdg-one-unbatched": run_pdg_one,
+            "pdg-one-batched": run_pdg_one,
             "pdg-one-forced": run_pdg_one,
             "pdg-one-scored": run_pdg_one,
             "torch": run_torch,

@@ -77,7 +77,7 @@ def compile_module(
     gpu: bool = True,
     vectorize: bool | str = False,
     check_indices: bool = True,
-    batch_steps: bool = True,
+    batch_steps: bool = False,
 ) -> Compiled:
     """Compiles the single pdg.graph of `module` into the artifact `out`
     (a directory; an artifact already there is replaced in one step, and
@@ -86,9 +86,9 @@ def compile_module(
     `vectorize`, a batch dim (`True`: `b`, or the dim's name) is folded into
     the point type first. `check_indices=False` drops the bounds checks of
     reads at data-dependent indices (a bad token id then reads outside its
-    table): only to measure what they cost. `batch_steps=False` keeps a
-    weight's gradient over a dynamic dim's steps as one product per step
-    (pipelines.optimize): only to measure what batching them gains.
+    table): only to measure what they cost. `batch_steps=True` makes a
+    weight's gradient over a dynamic dim's steps one product over all the
+    steps, not one per step (pipelines.optimize): only to measure it.
     Ctrl-C stops it at the end of a phase (pdg.lowering.interrupts). With
     $PDG_COMPILE_CACHE set, an artifact that any process compiled there
     from the same module and options is copied instead
@@ -118,7 +118,7 @@ def _compile(
     vectorize: bool | str,
     check_indices: bool,
     check_interrupt: Callable[[], None],
-    batch_steps: bool = True,
+    batch_steps: bool = False,
 ) -> Compiled:
     graphs = [op for op in module.body.operations if op.operation.name == "pdg.graph"]
     if len(graphs) != 1:

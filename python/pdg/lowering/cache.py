@@ -46,7 +46,7 @@ def build_artifact(
     cache: Path | None = None,
     vectorize: bool | str = False,
     split_over: str | None = None,
-    batch_steps: bool = True,
+    batch_steps: bool = False,
 ) -> Built:
     """The CPU artifact of `program`: compiled into workdir/<name>.pdgx, or
     with `cache`, found there (or compiled into it) by its key.
@@ -63,7 +63,7 @@ def build_artifact(
     # The split is a pass over this text: the text, the option and the
     # compiler's files (in the key) decide it.
     options = f"gpu=False vectorize={vectorize} split_over={split_over}"
-    key = _key(text, options + ("" if batch_steps else " batch_steps=False"))
+    key = _key(text, options + (" batch_steps=True" if batch_steps else ""))
     path = Path(cache) / f"{name}-{key}.pdgx"
     try:
         read_manifest(path, __version__)  # every part's sha256, not only that it exists
@@ -84,7 +84,7 @@ def _compile(
     path: Path,
     vectorize: bool | str,
     split_over: str | None,
-    batch_steps: bool = True,
+    batch_steps: bool = False,
 ) -> None:
     from .artifact import compile_module  # MLIR: only when compiling
 

@@ -23,13 +23,14 @@ from mlir.passmanager import PassManager
 from pdg import _ext
 
 
-def optimize(vectorize_dim: str | None = None, batch_steps: bool = True) -> str:
+def optimize(vectorize_dim: str | None = None, batch_steps: bool = False) -> str:
     """Whole-graph optimization and planning before the lowering; with
     `vectorize_dim`, that parallel dim is folded into the point type.
-    `batch_steps=False` keeps a sum over a dynamic dim's steps (a weight's
-    gradient over the decode steps) as one product per replayed step unless
-    its inputs are smaller than the product (pdg-contract-reductions'
-    over-steps): only to measure what batching them gains."""
+    A sum over a dynamic dim's steps (a weight's gradient over the decode
+    steps) stays one product per replayed step unless its inputs are
+    smaller than the product; `batch_steps=True` makes it one product over
+    all the steps (pdg-contract-reductions' over-steps), which measured
+    slower or no faster at every size (bench/RESULTS.md)."""
     vectorize = f"pdg-vectorize{{dim={vectorize_dim}}}," if vectorize_dim else ""
     contract = "pdg-contract-reductions" + ("" if batch_steps else "{over-steps=false}")
     return (

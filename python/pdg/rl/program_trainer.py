@@ -47,7 +47,7 @@ class GRPOProgramTrainer:
         comm=None,
         share_prefill: bool | None = None,
         staleness: int = 0,
-        batch_steps: bool = True,
+        batch_steps: bool = False,
         teacher_forced_reference: bool = False,
         teacher_forced_policy: bool = False,
     ):
@@ -66,8 +66,9 @@ class GRPOProgramTrainer:
         `share_prefill`: see programs.build_grpo (None: its default).
         `staleness` k: iteration i samples with the weights of iteration
         i - k, the loss corrects with the ratio to them (build_grpo's).
-        `batch_steps=False`: the backward's weight gradients stay one
-        product per replayed step (compile_module's; to measure).
+        `batch_steps=True`: the backward's weight gradients are one product
+        over all the replayed steps, not one per step (compile_module's;
+        to measure: slower or no faster so far).
         `teacher_forced_reference`: the reference scores the finished
         completions over all their steps at once (build_grpo's);
         `teacher_forced_policy`: so does the policy, for the loss and its

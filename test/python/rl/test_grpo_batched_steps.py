@@ -1,5 +1,6 @@
 """The GRPO one program's backward with its weight gradients batched over
-the decode steps (pdg-contract-reductions' over-steps, the default): a
+the decode steps (pdg-contract-reductions' over-steps, batch_steps=True;
+off by default since it measured slower or no faster at every size): a
 weight's gradient, the sum over the steps t and the rows of x_t^T dy_t, is
 one product after the replayed loop over x and dy stored along t, not a
 small product per replayed step summed after it (batch_steps=False).

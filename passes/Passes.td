@@ -233,10 +233,14 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     ops on tensors, ops without a parallel loop and ops whose static extent
     fits one tile. In a function marked `pdg.in_parallel_loop` (a body the
     driver calls inside its parallel loops) an op is split from
-    `min-work-in-loop` points: where the driver's loop has fewer points
-    than threads (decode at batch 1), pdg-conditional-forks runs it on the
-    caller alone and these tiles share out the threads instead; else they
-    run as a team of one, at the cost of a call. A product of a few rows
+    `min-work-in-loop` points, and the split is a choice made at run time:
+    `scf.if (pdg_ops_split() != 0)` runs the tiles, else a copy of the op
+    whole. The runtime says to split where the driver's loop has too few
+    points to share out the threads (one, at decode at batch 1: the loop
+    then runs on the caller, see pdg-conditional-forks, and these tiles
+    share out the threads instead); with more, each thread runs whole
+    bodies at its points. The answer depends on the loop's points alone,
+    never on the threads, so every thread count runs the same code. A product of a few rows
     whose weights B[k, n] are read along their rows (n, the output's last
     dim, is B's last; decode at batch 1, or a small batch vectorized) is
     cut along the summed loop k instead, into at most 8 tiles of whole rows
@@ -259,23 +263,30 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     Statistic<"numSplit", "split", "linalg ops split into tiles">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect"];
+                           "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::func::FuncDialect"];
 }
 
 def PdgConditionalForks : Pass<"pdg-conditional-forks", "::mlir::ModuleOp"> {
-  let summary = "Fork a parallel loop that holds parallel loops only when it has a point per thread";
+  let summary = "Fork a parallel loop that holds parallel loops only where its points share the threads";
   let description = [{
     Runs after convert-scf-to-openmp. A parallel region can use the pool
     only where no region around it holds it, so when the driver's loop over
-    the sequences forks, the bodies it calls run their own split products
-    as teams of one, and at batch 1 one thread does all the work. This pass
-    gives each omp.parallel whose region reaches another omp.parallel
-    (nested, or in a function it calls, transitively) the clause
-    `if(points >= pdg_thread_slots())`, its loop's points counted from the
-    bounds of its omp.loop_nest. Below that the runtime runs the region on
-    the caller alone (`__kmpc_fork_call_if`) and the inner regions fork.
-    Regions with an if clause already, without one loop nest at their top,
-    or whose bounds are computed inside them are left as they are.
+    the sequences forks, the bodies it calls cannot fork their split
+    products, and at batch 1 one thread would do all the work. For each
+    omp.parallel whose region reaches another omp.parallel (nested, or in a
+    function it calls, transitively), this pass counts its loop's points
+    from the bounds of its omp.loop_nest, notes them for the bodies inside
+    (`pdg_loop_enter(points)` before the region, `pdg_loop_leave` after:
+    the bodies' `pdg_ops_split()` reads them, see
+    pdg-parallelize-large-ops) and gives the region the clause
+    `if(points >= pdg_fork_from())`: the loop forks where each thread gets
+    a point or the bodies run their ops whole. Below that the runtime runs
+    the region on the caller alone (`__kmpc_fork_call_if`) and the inner
+    regions fork. A region without one loop nest at its top, or whose
+    bounds are computed inside it, keeps no clause and notes its points as
+    not known (-1: its bodies split); regions with an if clause already are
+    left as they are.
   }];
   let statistics = [
     Statistic<"numConditional", "conditional", "parallel regions given an if clause">

@@ -4,11 +4,14 @@
 // another runs on its caller alone (runtime/lib/threads.c). The driver's
 // loop over the sequences of a batch calls the node bodies, whose large
 // products are split into tiles of their own (pdg-parallelize-large-ops).
-// With as many sequences as threads the outer loop should fork; with fewer
-// (decode at batch 1) it leaves all but one thread idle, and the products
-// inside should fork instead. Which one is known only at run time, so the
-// outer region gets an if clause: points >= pdg_thread_slots().
-//
+// With one sequence (decode at batch 1) the outer loop would leave all but
+// one thread idle: it runs on the caller and the tiles inside fork. With
+// more, the sequences share out the threads and the bodies run their ops
+// whole (a tile run as a team of one costs a call, and its loops, outlined,
+// no longer see that their buffers are apart, so LLVM leaves some of them
+// scalar). Which is known only at run time: the pass notes each such
+// loop's points for the bodies (pdg_loop_enter, which pdg_ops_split reads
+// in them) and gives the loop an if clause, points >= pdg_fork_from().
 //===----------------------------------------------------------------------===//
 
 #include "Passes.h"
@@ -28,7 +31,9 @@ using namespace mlir;
 
 namespace {
 
-constexpr StringLiteral kSlots = "pdg_thread_slots";
+constexpr StringLiteral kForkFrom = "pdg_fork_from";
+constexpr StringLiteral kLoopEnter = "pdg_loop_enter";
+constexpr StringLiteral kLoopLeave = "pdg_loop_leave";
 
 /// The functions that hold a parallel region, or call one that does
 /// (transitively, through direct calls by symbol).
@@ -114,13 +119,17 @@ Value points(OpBuilder &b, Location loc, omp::LoopNestOp nest) {
   return total;
 }
 
-/// @pdg_thread_slots, declared in `module` if it is not.
-func::FuncOp slotsFunction(ModuleOp module) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(kSlots))
-    return fn;
+/// The runtime's function `name` of type `type`, declared in `module` if it
+/// is not; null (with an error) if it is declared with another type.
+func::FuncOp runtimeFunction(ModuleOp module, StringRef name, FunctionType type) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name)) {
+    if (fn.getFunctionType() == type)
+      return fn;
+    fn.emitError() << "@" << name << " is declared with another type than " << type;
+    return {};
+  }
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, module.getLoc(), kSlots,
-                                 b.getFunctionType({}, {b.getIndexType()}));
+  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
   fn.setPrivate();
   return fn;
 }
@@ -129,26 +138,39 @@ struct ConditionalForks : mlir::pdg::impl::PdgConditionalForksBase<ConditionalFo
   void runOnOperation() override {
     ModuleOp module = getOperation();
     llvm::DenseSet<StringAttr> forking = forkingFunctions(module);
+    // Regions that reach another, with the loop nest each shares out (null
+    // where it has none at its top).
     SmallVector<std::pair<omp::ParallelOp, omp::LoopNestOp>> outer;
     module.walk([&](omp::ParallelOp parallel) {
       if (parallel.getIfExpr() || !reachesFork(parallel, forking))
         return;
-      if (omp::LoopNestOp nest = sharedLoop(parallel))
-        outer.push_back({parallel, nest});
+      outer.push_back({parallel, sharedLoop(parallel)});
     });
     if (outer.empty())
       return;
-    func::FuncOp slots = slotsFunction(module);
-    if (slots.getFunctionType() != FunctionType::get(&getContext(), {}, {IndexType::get(&getContext())})) {
-      slots.emitError("@pdg_thread_slots is declared with another type than () -> index");
+    MLIRContext *ctx = &getContext();
+    Type index = IndexType::get(ctx);
+    func::FuncOp from = runtimeFunction(module, kForkFrom, FunctionType::get(ctx, {}, {index}));
+    func::FuncOp enter =
+        runtimeFunction(module, kLoopEnter, FunctionType::get(ctx, {index}, {index}));
+    func::FuncOp leave = runtimeFunction(module, kLoopLeave, FunctionType::get(ctx, {index}, {}));
+    if (!from || !enter || !leave)
       return signalPassFailure();
-    }
     for (auto [parallel, nest] : outer) {
       OpBuilder b(parallel);
       Location loc = parallel.getLoc();
-      Value n = points(b, loc, nest);
-      Value threads = func::CallOp::create(b, loc, slots).getResult(0);
-      Value fork = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, n, threads);
+      // The bodies inside read the points (pdg_ops_split): -1 where the
+      // region's loop is not known, and they split their ops as before.
+      Value n = nest ? points(b, loc, nest)
+                     : arith::ConstantIndexOp::create(b, loc, -1).getResult();
+      Value previous = func::CallOp::create(b, loc, enter, n).getResult(0);
+      b.setInsertionPointAfter(parallel);
+      func::CallOp::create(b, loc, leave, previous);
+      if (!nest)
+        continue;
+      b.setInsertionPoint(parallel);
+      Value least = func::CallOp::create(b, loc, from).getResult(0);
+      Value fork = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, n, least);
       parallel.getIfExprMutable().assign(fork);
       ++numConditional;
     }

@@ -33,6 +33,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -50,6 +51,9 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kInParallelLoop = "pdg.in_parallel_loop";
+/// The runtime's answer, in a body of the driver's loop, to whether that
+/// loop's bodies run their large ops as tiles (runtime/lib/threads.c).
+constexpr StringLiteral kOpsSplit = "pdg_ops_split";
 /// What a dynamic extent counts as when weighing an op's work.
 constexpr int64_t kDynamicGuess = 64;
 /// The most tiles a loop is cut into: enough for the pool's largest team
@@ -328,27 +332,84 @@ struct ParallelizeLargeOps
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
+      if (!calledInDriverLoop(op)) {
+        split(rewriter, op, kTiles);
+        continue;
+      }
       // In a body of the driver's loop the tiles split one sequence's
       // product; fewer, wider tiles keep the weights' rows long runs of
-      // memory (a matrix-vector product streams them once).
-      int64_t tiles = calledInDriverLoop(op) ? std::max<int64_t>(tilesInLoop, 1) : kTiles;
-      if (auto rows = rowsOfWeights(op)) {
-        linalg::GenericOp fallback;
-        int64_t summedTiles = std::min(tiles, kSummedTiles);
-        if (splitSummedLoop(rewriter, cast<linalg::GenericOp>(op.getOperation()), *rows,
-                            summedTiles, fallback)) {
-          ++numSplit;
-          if (fallback)
-            splitColumns(rewriter, fallback, tiles);
-          continue;
-        }
-      }
-      splitColumns(rewriter, op, tiles);
+      // memory (a matrix-vector product streams them once). They run only
+      // where the loop has too few points to share out the threads
+      // (pdg_ops_split, a function of the points alone); else the op runs
+      // whole, as it was.
+      scf::IfOp choice = splitOrWhole(rewriter, op);
+      if (!choice || split(rewriter, op, std::max<int64_t>(tilesInLoop, 1)))
+        continue;
+      unwrap(rewriter, choice, op); // one tile: no choice to make
     }
   }
 
-  /// Tiles `op` along splitLoop(op) into at most `tiles` tiles.
-  void splitColumns(IRRewriter &rewriter, linalg::LinalgOp op, int64_t tiles) {
+  /// Splits `op` into at most `tiles` tiles: along its summed loop where it
+  /// reads its weights along their rows, else along splitLoop(op). False if
+  /// it stays whole.
+  bool split(IRRewriter &rewriter, linalg::LinalgOp op, int64_t tiles) {
+    if (auto rows = rowsOfWeights(op)) {
+      linalg::GenericOp fallback;
+      int64_t summedTiles = std::min(tiles, kSummedTiles);
+      if (splitSummedLoop(rewriter, cast<linalg::GenericOp>(op.getOperation()), *rows,
+                          summedTiles, fallback)) {
+        ++numSplit;
+        if (fallback)
+          splitColumns(rewriter, fallback, tiles);
+        return true;
+      }
+    }
+    return splitColumns(rewriter, op, tiles);
+  }
+
+  /// Puts `op` in the then-block of `scf.if (pdg_ops_split() != 0)`, and a
+  /// copy of it in the else-block. Null (with an error) if the module
+  /// declares @pdg_ops_split with another type.
+  scf::IfOp splitOrWhole(IRRewriter &rewriter, linalg::LinalgOp op) {
+    auto module = op->getParentOfType<ModuleOp>();
+    FunctionType type = rewriter.getFunctionType({}, {rewriter.getI32Type()});
+    auto fn = module.lookupSymbol<func::FuncOp>(kOpsSplit);
+    if (!fn) {
+      OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+      fn = func::FuncOp::create(b, module.getLoc(), kOpsSplit, type);
+      fn.setPrivate();
+    } else if (fn.getFunctionType() != type) {
+      fn.emitError() << "@" << kOpsSplit << " is declared with another type than " << type;
+      signalPassFailure();
+      return {};
+    }
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    Value flag = func::CallOp::create(rewriter, loc, fn).getResult(0);
+    Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
+    Value tiles = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, flag, zero);
+    auto choice = scf::IfOp::create(rewriter, loc, TypeRange{}, tiles, /*withElseRegion=*/true);
+    rewriter.moveOpBefore(op, choice.thenBlock()->getTerminator());
+    rewriter.setInsertionPoint(choice.elseBlock()->getTerminator());
+    rewriter.clone(*op);
+    return choice;
+  }
+
+  /// Undoes splitOrWhole: `op` back before `choice`, which goes.
+  void unwrap(IRRewriter &rewriter, scf::IfOp choice, linalg::LinalgOp op) {
+    Operation *flag = choice.getCondition().getDefiningOp();
+    rewriter.moveOpBefore(op, choice);
+    rewriter.eraseOp(choice);
+    Operation *call = flag->getOperand(0).getDefiningOp();
+    Operation *zero = flag->getOperand(1).getDefiningOp();
+    rewriter.eraseOp(flag);
+    rewriter.eraseOp(call);
+    rewriter.eraseOp(zero);
+  }
+
+  /// Tiles `op` along splitLoop(op) into at most `tiles` tiles; false if it
+  /// stays whole.
+  bool splitColumns(IRRewriter &rewriter, linalg::LinalgOp op, int64_t tiles) {
     unsigned dim = *splitLoop(op);
     int64_t align = alignment(op, dim);
     int64_t extent = op.getStaticLoopRanges()[dim];
@@ -369,13 +430,14 @@ struct ParallelizeLargeOps
       sizes[dim] = tileSize(extent, align, tiles);
       options.setTileSizes(sizes);
     } else {
-      return; // one tile: stays whole
+      return false; // one tile: stays whole
     }
     FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, op, options);
     if (failed(tiled))
-      return; // stays whole, on one thread
+      return false; // stays whole, on one thread
     rewriter.eraseOp(op);
     ++numSplit;
+    return true;
   }
 };
 

@@ -49,13 +49,17 @@ static struct {
   int32_t caller_asleep; /* the caller sleeps on `pending` */
   pdg_task task;
   void *arg;
+  int64_t loop_points; /* the caller's pdg_loop_points, for the workers */
   int32_t arrived; /* barrier: threads there */
   uint32_t phase;  /* barrier: one more each time all arrived */
   int32_t barrier_sleepers;
-} pdg_pool = {0, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+} pdg_pool = {0, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, -1, 0, 0, 0};
 
 static __thread int32_t pdg_thread_id;     /* 0: the caller */
 static __thread int32_t pdg_team_size = 1; /* of the loop this thread runs in */
+/* The points of the driver's loop whose bodies this thread runs (-1: none
+   known): pdg_loop_enter sets it on the caller, a fork hands it on. */
+static __thread int64_t pdg_loop_points = -1;
 
 static inline void pdg_pause(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -125,8 +129,10 @@ static void *pdg_worker(void *p) {
     seen = __atomic_load_n(&pdg_pool.generation, __ATOMIC_ACQUIRE);
     int32_t gtid = pdg_thread_id, btid = pdg_thread_id;
     pdg_team_size = pdg_pool.size;
+    pdg_loop_points = pdg_pool.loop_points;
     pdg_pool.task(&gtid, &btid, pdg_pool.arg);
     pdg_team_size = 1;
+    pdg_loop_points = -1;
     if (__atomic_sub_fetch(&pdg_pool.pending, 1, __ATOMIC_SEQ_CST) == 0 &&
         __atomic_load_n(&pdg_pool.caller_asleep, __ATOMIC_SEQ_CST))
       pdg_wake_all(&pdg_pool.pending);
@@ -191,6 +197,21 @@ int64_t pdg_thread_slots(void) {
 
 int64_t pdg_thread_index(void) { return pdg_thread_id; }
 
+int64_t pdg_loop_enter(int64_t points) {
+  int64_t previous = pdg_loop_points;
+  pdg_loop_points = points;
+  return previous;
+}
+
+void pdg_loop_leave(int64_t previous) { pdg_loop_points = previous; }
+
+int64_t pdg_fork_from(void) {
+  int64_t slots = pdg_thread_slots();
+  return slots < PDG_WHOLE_OPS_FROM ? slots : PDG_WHOLE_OPS_FROM;
+}
+
+int32_t pdg_ops_split(void) { return pdg_loop_points < PDG_WHOLE_OPS_FROM; }
+
 PDG_HIDDEN int32_t __kmpc_global_thread_num(void *loc) {
   (void)loc;
   return pdg_thread_id;
@@ -217,6 +238,7 @@ static void pdg_fork(pdg_task task, void *arg) {
   }
   pdg_pool.task = task;
   pdg_pool.arg = arg;
+  pdg_pool.loop_points = pdg_loop_points;
   __atomic_store_n(&pdg_pool.pending, pdg_pool.size - 1, __ATOMIC_SEQ_CST);
   __atomic_add_fetch(&pdg_pool.generation, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&pdg_pool.sleepers, __ATOMIC_SEQ_CST) > 0)

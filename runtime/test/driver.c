@@ -48,3 +48,34 @@ int64_t pdg_test_loops(int64_t loops, int64_t n, int64_t *hits, int64_t *after) 
   }
   return 0;
 }
+
+struct points_loop {
+  int64_t n;
+  int32_t *split;  /* per iteration: pdg_ops_split() where it ran */
+  int64_t *thread; /* per iteration: the thread that ran it */
+};
+
+static void points_task(int32_t *gtid, int32_t *btid, void *arg) {
+  (void)btid;
+  struct points_loop *l = (struct points_loop *)arg;
+  uint64_t lower = 0, upper = (uint64_t)l->n - 1, stride = 1;
+  int32_t last = 0;
+  __kmpc_for_static_init_8u(0, *gtid, 34, &last, &lower, &upper, &stride, 1, 1);
+  for (uint64_t i = lower; i <= upper && i < (uint64_t)l->n; ++i) {
+    l->split[i] = pdg_ops_split();
+    l->thread[i] = pdg_thread_index();
+  }
+}
+
+/* A driver's loop of n iterations noted as having `points` points (as
+   pdg-conditional-forks emits it): each iteration records what the bodies
+   would ask. Returns what is noted after the loop (restored). */
+int64_t pdg_test_loop_points(int64_t points, int64_t n, int32_t *split, int64_t *thread) {
+  int64_t saved = pdg_loop_enter(points);
+  struct points_loop l = {n, split, thread};
+  __kmpc_fork_call(0, 1, points_task, &l);
+  pdg_loop_leave(saved);
+  int64_t now = pdg_loop_enter(-1);
+  pdg_loop_leave(now);
+  return now;
+}

@@ -260,6 +260,39 @@ assert os.wait()[1] == 0
 """
 
 
+LOOP_POINTS = """
+import ctypes, os, sys
+lib = ctypes.CDLL(sys.argv[1])
+n = 64
+split, thread = (ctypes.c_int32 * n)(), (ctypes.c_int64 * n)()
+lib.pdg_test_loop_points.argtypes = [ctypes.c_int64, ctypes.c_int64] + [ctypes.c_void_p] * 2
+threads = int(os.environ["PDG_NUM_THREADS"])
+assert lib.pdg_ops_split() == 1  # outside any loop: not known, split
+for points, want in ((1, 1), (2, 0), (8, 0), (-1, 1)):
+    assert lib.pdg_test_loop_points(points, n, split, thread) == -1  # restored after
+    assert list(split) == [want] * n, (points, list(split))
+    assert len(set(thread)) == threads  # every thread ran some, and saw the points
+assert lib.pdg_fork_from() == min(threads, 2)
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_the_bodies_of_a_loop_know_its_points(library_path, threads):
+    """pdg_loop_enter notes a driver loop's points on the caller, the pool
+    hands them to the workers, and pdg_ops_split answers the same on every
+    thread: tiles below 2 points (or where not known), whole ops from 2,
+    whatever the thread count. A loop forks from min(threads, 2) points."""
+    env = {**os.environ, "PDG_NUM_THREADS": str(threads)}
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(LOOP_POINTS), str(library_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3, 16])
 def test_the_pool_runs_every_iteration_once_and_sleeps_when_idle(library_path, threads):
     """Oversubscribed too (16 threads on however many cores): waits sleep

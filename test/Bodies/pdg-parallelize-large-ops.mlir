@@ -152,18 +152,33 @@ func.func @dynamic_rows(%a: memref<?x1024xf32>, %c: memref<?x1024xf32>) {
   return
 }
 
-// A body the driver calls inside its parallel loops: split too, since at
-// fewer points than threads (one sequence) that loop runs on one thread
-// and these tiles fork instead (pdg-conditional-forks). A matrix-vector
+// A body the driver calls inside its parallel loops: split too, since with
+// one point (one sequence) that loop runs on one thread and these tiles
+// fork instead (pdg-conditional-forks); but only there: the runtime says
+// which (pdg_ops_split, by the loop's points), and with more points the
+// copy of the op in the else-block runs whole. A matrix-vector
 // product of decode at batch 1 (768 x 2304 weights, read along their
 // rows) is cut along its summed loop, into at most 8 tiles of whole rows
 // of W (here 96 each), each summing into its own row of partials, which
 // are added to y after, in tile order. min-work-in-loop=-1 leaves it whole.
 // CHECK-LABEL: func.func @called_in_parallel(
-// CHECK: memref.alloc() {alignment = 64 : i64} : memref<8x2304xf32>
-// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%c8{{.*}}) step
-// CHECK: memref.subview %{{.*}}[%{{.*}}, 0] [%{{.*}}, 2304] [1, 1]
-// CHECK: linalg.generic
+// CHECK-SAME: %[[X:[^:]*]]: memref<768xf32>, %[[W:[^:]*]]: memref<768x2304xf32>, %[[Y:[^:]*]]: memref<2304xf32>)
+// CHECK: %[[FLAG:.*]] = call @pdg_ops_split() : () -> i32
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: %[[SPLIT:.*]] = arith.cmpi ne, %[[FLAG]], %[[ZERO]] : i32
+// CHECK: scf.if %[[SPLIT]] {
+// CHECK:   memref.alloc() {alignment = 64 : i64} : memref<8x2304xf32>
+// CHECK:   scf.parallel (%{{.*}}) = (%{{.*}}) to (%c8{{.*}}) step
+// CHECK:   memref.subview %{{.*}}[%{{.*}}, 0] [%{{.*}}, 2304] [1, 1]
+// CHECK:   linalg.generic
+// CHECK: } else {
+// CHECK-NOT: scf.parallel
+// CHECK:   linalg.generic
+// CHECK-SAME: ins(%[[X]], %[[W]] : memref<768xf32>, memref<768x2304xf32>) outs(%[[Y]] : memref<2304xf32>)
+// CHECK: linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: return
 // With tiles-in-loop=2, two tiles of 384 rows.
 // TWO-LABEL: func.func @called_in_parallel(
 // TWO-SAME: %[[X:[^:]*]]: memref<768xf32>, %[[W:[^:]*]]: memref<768x2304xf32>, %[[Y:[^:]*]]: memref<2304xf32>)
@@ -302,5 +317,7 @@ func.func @tensors(%a: tensor<512x512xf32>, %c: tensor<512x512xf32>) -> tensor<5
   return %r : tensor<512x512xf32>
 }
 
-// The thread count is never asked for.
+// The thread count is never asked for; the runtime's answer, declared once.
+// CHECK-NOT: pdg_thread_slots
+// CHECK: func.func private @pdg_ops_split() -> i32
 // CHECK-NOT: pdg_thread_slots

@@ -52,6 +52,8 @@ BLAS_HELPER = "pdg_blas_sgemm"
 # and GRPO at small-bpe (one microbatch per step, a loop of one point)
 # 1.6x; on a machine whose other jobs hold the cores (load ~12) batch 1
 # ran 1.10-1.22x slower, each of a token's ~73 forks waiting for a thread.
+# The tiles run only where that loop has one point; with more, the body
+# runs a copy of the op whole (the runtime's pdg_ops_split).
 # -1: never split (`--impls pdg-unsplit`).
 SPLIT_IN_LOOP_MIN_WORK = 65536
 SPLIT_IN_LOOP_SPLIT_FROM = 65536  # what the tests use to split whatever the default

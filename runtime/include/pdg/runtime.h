@@ -134,6 +134,25 @@ PDG_EXPORT extern int64_t pdg_grows;
 PDG_EXPORT int64_t pdg_thread_slots(void);
 /* This thread's number in its loop's team (0: the caller). */
 PDG_EXPORT int64_t pdg_thread_index(void);
+/* The driver's parallel loops over the points of a node (the calls
+   pdg-conditional-forks emits around them). A body the driver calls inside
+   such a loop runs its large ops as tiles the threads share only where the
+   loop has fewer than PDG_WHOLE_OPS_FROM points (decode at batch 1): from
+   there on the points share the threads and each body runs its ops whole.
+   Which form runs is a function of the points alone, never of the threads,
+   so every thread count runs the same code on the same data. */
+#define PDG_WHOLE_OPS_FROM 2
+/* Notes `points` (-1: not known) as the points of the loop the calling
+   thread enters, for the bodies it calls; returns what it replaced. */
+PDG_EXPORT int64_t pdg_loop_enter(int64_t points);
+/* Restores what pdg_loop_enter replaced, when the loop is done. */
+PDG_EXPORT void pdg_loop_leave(int64_t previous);
+/* The fewest points from which a driver's loop forks: every thread gets a
+   point, or the bodies run their ops whole (min(slots, PDG_WHOLE_OPS_FROM)). */
+PDG_EXPORT int64_t pdg_fork_from(void);
+/* 1 if the bodies of the loop around the caller run their large ops as
+   tiles (it has fewer than PDG_WHOLE_OPS_FROM points, or is not known). */
+PDG_EXPORT int32_t pdg_ops_split(void);
 
 /* ---- Matrix products (blas.c) -------------------------------------------
    C[m, n] += sum_k A[m, k] B[k, n] on f32 buffers, each given by its base

@@ -6,14 +6,17 @@ large products in those bodies are split into tiles
 (pdg-parallelize-large-ops, from native.SPLIT_IN_LOOP_MIN_WORK points:
 the MLP's weights, read along their rows, into tiles of whole rows that
 sum into partial outputs; the tied head's table into tiles of its rows),
-and the loop over the sequences forks only when it has a point per thread
-(pdg-conditional-forks: `omp.parallel if(...)`, the runtime's
-__kmpc_fork_call_if); below that it runs on the caller and the tiles take
-the pool. Checked here: the program holds the conditional fork (and the
-unsplit build none), and the split build, run on 2 threads in a fresh
-process, gives the interpreter's tokens and logits (1e-5) and the unsplit
-build's, at batch 1 (the tiles fork) and batch 3 (the sequences fork, the
-tiles run as teams of one), with f32 and bf16 weights.
+and the tiles run only where the loop over the sequences has one point
+(the runtime's pdg_ops_split, from the points pdg-conditional-forks notes);
+with more, the bodies run a copy of each op whole. That loop forks from 2
+points, or a point per thread if fewer (`omp.parallel if(...)`, the
+runtime's __kmpc_fork_call_if); below that it runs on the caller and the
+tiles take the pool. Checked here: the program holds the conditional fork
+and the choice (and the unsplit build neither), and the split build, run
+on 2 threads in a fresh process, gives the interpreter's tokens and logits
+(1e-5) and the unsplit build's, at batch 1 (the tiles fork) and batch 3
+(the sequences fork, the bodies run their ops whole), with f32 and bf16
+weights.
 
 The shape makes every kind of product: the MLP's (128 x 512 and 512 x
 128, 65536 points: cut along the summed rows) and the tied logits' (128 x
@@ -72,13 +75,16 @@ def builds(request, tmp_path_factory):
 def test_the_sequence_loop_forks_only_with_a_point_per_thread(builds):
     _, _, _, out = builds
     split_llvm, whole_llvm = out[True][1], out[False][1]
-    # The loop over the sequences: one conditional region; the tiles' own
-    # regions fork unconditionally.
+    # The loop over the sequences: one conditional region, which notes its
+    # points for the bodies; the tiles' own regions fork unconditionally,
+    # where the bodies' choice says to.
     assert split_llvm.count("omp.parallel if(") >= 1
-    assert "pdg_thread_slots" in split_llvm
+    assert "pdg_fork_from" in split_llvm and "pdg_loop_enter" in split_llvm
+    assert "pdg_ops_split" in split_llvm
     assert split_llvm.count("omp.parallel") > split_llvm.count("omp.parallel if(")
-    # Whole products: nothing inside the loop forks, so no clause either.
+    # Whole products: nothing inside the loop forks, so no clause, no choice.
     assert "omp.parallel if(" not in whole_llvm
+    assert "pdg_ops_split" not in whole_llvm and "pdg_loop_enter" not in whole_llvm
 
 
 @pytest.mark.parametrize("batch", [1, 3])

@@ -110,3 +110,21 @@ def test_split_decode_equals_interpreter_and_unsplit(builds, tmp_path, batch):
         np.concatenate([np.asarray(x) for x in got[s]["logits"]]) for s in (True, False)
     )
     assert np.abs(split_logits - whole_logits).max() / scale < 1e-5
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_every_thread_count_runs_the_same_code(builds, tmp_path, batch):
+    """Which form of a split product runs (tiles at batch 1, the op whole at
+    batch 3) depends on the loop's points, never on the threads: 1, 2 and 3
+    threads give the same tokens and logits, to the bit."""
+    decode, _, weights, out = builds
+    inputs = decode.inputs(weights, [[1, 2], [7], [3, 9]][:batch], [STEPS] * batch)
+    runs = {
+        n: run_with_threads(tmp_path, out[True][0], inputs, {"B": batch}, threads=n)
+        for n in (1, 2, 3)
+    }
+    for n in (2, 3):
+        for name in ("tokens", "logits"):
+            got = np.concatenate([np.asarray(x).ravel() for x in runs[n][name]])
+            want = np.concatenate([np.asarray(x).ravel() for x in runs[1][name]])
+            assert got.tobytes() == want.tobytes(), f"{name} on {n} threads"

@@ -89,9 +89,47 @@ def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
         ),
     )
     checks = index_checks(module)
+    _note_destinations(module)
     run_registered(module, pipelines.TO_LLVM)
     _tell_llvm_what_it_cannot_see(module)
     return checks
+
+
+# The LLVM function attribute naming the parameter that carries a body's
+# destination buffer (its aligned pointer), set before the conversion.
+DESTINATION = "pdg.destination_param"
+
+
+def _note_destinations(module: ir.Module) -> None:
+    """Notes, on each node body (`pdg.node`, named `..._into`), which
+    parameter of its LLVM form carries the aligned pointer of its
+    destination, its last argument: memref.load/store then see, after the
+    conversion, only scalars (a memref of rank r becomes 3 + 2r of them:
+    the allocated and aligned pointers, the offset, the sizes, the strides).
+    _tell_llvm_what_it_cannot_see marks it noalias."""
+    with module.context:
+        for op in module.body.operations:
+            fn = op.operation
+            if fn.name != "func.func" or "pdg.node" not in fn.attributes:
+                continue
+            if not ir.StringAttr(fn.attributes["sym_name"]).value.endswith("_into"):
+                continue
+            inputs = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).inputs)
+            if not inputs or not isinstance(inputs[-1], ir.MemRefType):
+                continue
+            params = 0
+            for t in inputs:
+                if isinstance(t, ir.MemRefType):
+                    params += 3 + 2 * t.rank
+                elif isinstance(t, ir.ShapedType):
+                    params = -1
+                    break
+                else:
+                    params += 1
+            if params < 0:
+                continue
+            aligned = params - (2 + 2 * inputs[-1].rank)
+            fn.attributes[DESTINATION] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), aligned)
 
 
 def index_checks(module: ir.Module) -> list[dict]:
@@ -134,6 +172,13 @@ def _tell_llvm_what_it_cannot_see(module: ir.Module) -> None:
     - a new buffer aliases nothing (the allocation functions are ours, not
       malloc, so LLVM does not know it): without it, every store into a
       temporary may change the inputs, and loops reload them;
+    - nor does a body's destination alias the views it reads: the driver
+      passes each body its own value's slot, never a view another argument
+      reaches (a value updated in place is read through the destination
+      itself, bodies.wrapper_text). Without it, a loop of a small constant
+      trip count that LLVM unrolls whole before vectorizing (an elementwise
+      op over a row of 32) stays scalar: the SLP vectorizer may not move a
+      load above a store that might overwrite it;
     - the bodies are called only from this module (internal linkage): their
       memref strides, constants at every call site (1 for a point's last
       dim), then become constants inside them, and their loops unit-stride;
@@ -153,7 +198,10 @@ def _tell_llvm_what_it_cannot_see(module: ir.Module) -> None:
             if op.operation.name == "llvm.func"
         }
         defined = {name for name, fn in functions.items() if len(fn.regions[0].blocks)}
+        apart = ir.DictAttr.get({"llvm.noalias": ir.UnitAttr.get()})
         for name, fn in functions.items():
+            if DESTINATION in fn.attributes:
+                _mark_param(fn, ir.IntegerAttr(fn.attributes[DESTINATION]).value, apart)
             if name in ALLOCATORS:
                 fn.attributes["res_attrs"] = noalias
             elif name in defined and not name.startswith(EXPORTED_PREFIXES):
@@ -161,6 +209,15 @@ def _tell_llvm_what_it_cannot_see(module: ir.Module) -> None:
             elif name in defined and "_mlir_ciface_" + name in defined:  # an entry
                 fn.attributes["linkage"] = internal
                 fn.attributes["passthrough"] = ir.ArrayAttr.get([ir.StringAttr.get("alwaysinline")])
+
+
+def _mark_param(fn: ir.Operation, index: int, attrs: ir.DictAttr) -> None:
+    """Gives parameter `index` of the llvm.func `fn` the attributes `attrs`."""
+    count = len(fn.regions[0].blocks[0].arguments)
+    old = list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
+    old += [ir.DictAttr.get({})] * (count - len(old))
+    old[index] = attrs
+    fn.attributes["arg_attrs"] = ir.ArrayAttr.get(old)
 
 
 def _run(args: list[str], what: str, seconds: dict[str, float]) -> None:

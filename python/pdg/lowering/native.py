@@ -114,7 +114,8 @@ def _note_destinations(module: ir.Module) -> None:
                 continue
             if not ir.StringAttr(fn.attributes["sym_name"]).value.endswith("_into"):
                 continue
-            inputs = list(ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).inputs)
+            ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+            inputs = list(ftype.inputs)
             if not inputs or not isinstance(inputs[-1], ir.MemRefType):
                 continue
             params = 0
@@ -129,7 +130,8 @@ def _note_destinations(module: ir.Module) -> None:
             if params < 0:
                 continue
             aligned = params - (2 + 2 * inputs[-1].rank)
-            fn.attributes[DESTINATION] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), aligned)
+            i64 = ir.IntegerType.get_signless(64)
+            fn.attributes[DESTINATION] = ir.IntegerAttr.get(i64, aligned)
 
 
 def index_checks(module: ir.Module) -> list[dict]:

@@ -32,7 +32,8 @@ def test_every_body_marks_its_destination_apart(tmp_path):
     text = str(decode.program.build())
     module = parse_text(text, "decode", make_context())
     compile_module(module, tmp_path / "d.pdgx", gpu=False)
-    bodies = re.findall(r"llvm\.func internal @(\w+_into)\((.*?)\) attributes \{(.*?)\}", str(module))
+    signature = r"llvm\.func internal @(\w+_into)\((.*?)\) attributes \{(.*?)\}"
+    bodies = re.findall(signature, str(module))
     bodies = [(name, params) for name, params, attrs in bodies if "pdg.node" in attrs]
     assert len(bodies) > 5
     for name, params in bodies:

@@ -13,6 +13,9 @@ PDG_HIDDEN void pdg_fault_memory(int64_t site, int64_t bytes, int64_t limit);
 
 /* alloc.c */
 PDG_HIDDEN void pdg_reset_allocation_counters(int64_t memory_limit, int64_t bytes_live);
+/* Forgets the points a driver's loop noted on this thread (a run that
+   stopped inside a loop never left it): threads.c. */
+PDG_HIDDEN void pdg_forget_loop_points(void);
 PDG_HIDDEN void pdg_reset_allocation_lock(void);
 PDG_HIDDEN int pdg_is_stand_in(const void *ptr);
 PDG_HIDDEN void pdg_account_resize(int64_t old_size, int64_t new_size);

@@ -23,6 +23,7 @@ void pdg_begin_run(int64_t memory_limit, int64_t bytes_live) {
   pdg_step = 0;
   pdg_running = 0;
   pdg_reset_allocation_counters(memory_limit, bytes_live);
+  pdg_forget_loop_points();
   __atomic_store_n(&pdg_abort, PDG_RUNNING, __ATOMIC_SEQ_CST);
 }
 

@@ -205,6 +205,8 @@ int64_t pdg_loop_enter(int64_t points) {
 
 void pdg_loop_leave(int64_t previous) { pdg_loop_points = previous; }
 
+void pdg_forget_loop_points(void) { pdg_loop_points = -1; }
+
 int64_t pdg_fork_from(void) {
   int64_t slots = pdg_thread_slots();
   return slots < PDG_WHOLE_OPS_FROM ? slots : PDG_WHOLE_OPS_FROM;

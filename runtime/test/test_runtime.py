@@ -260,6 +260,19 @@ assert os.wait()[1] == 0
 """
 
 
+def test_a_run_forgets_the_points_a_stopped_loop_noted(rt):
+    """A run stopped inside a driver's loop (a fault) never left it: the
+    next run starts with no points noted, so its bodies outside every loop
+    split as they would have (not known: -1)."""
+    rt.pdg_loop_enter.argtypes = [ctypes.c_int64]
+    rt.pdg_loop_enter.restype = ctypes.c_int64
+    rt.pdg_loop_enter(8)
+    assert rt.pdg_ops_split() == 0  # 8 points: whole
+    rt.pdg_begin_run(0, 0)
+    assert rt.pdg_ops_split() == 1
+    assert rt.pdg_loop_enter(-1) == -1
+
+
 LOOP_POINTS = """
 import ctypes, os, sys
 lib = ctypes.CDLL(sys.argv[1])

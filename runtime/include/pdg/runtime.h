@@ -143,7 +143,9 @@ PDG_EXPORT int64_t pdg_thread_index(void);
    so every thread count runs the same code on the same data. */
 #define PDG_WHOLE_OPS_FROM 2
 /* Notes `points` (-1: not known) as the points of the loop the calling
-   thread enters, for the bodies it calls; returns what it replaced. */
+   thread enters, for the bodies it calls; returns what it replaced. Each
+   run starts with none noted (pdg_begin_run), even after a run that
+   stopped inside a loop. */
 PDG_EXPORT int64_t pdg_loop_enter(int64_t points);
 /* Restores what pdg_loop_enter replaced, when the loop is done. */
 PDG_EXPORT void pdg_loop_leave(int64_t previous);

@@ -240,8 +240,9 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     then runs on the caller, see pdg-conditional-forks, and these tiles
     share out the threads instead); with more, each thread runs whole
     bodies at its points. The answer depends on the loop's points alone,
-    never on the threads, so every thread count runs the same code. A product of a few rows
-    whose weights B[k, n] are read along their rows (n, the output's last
+    never on the threads, so every thread count runs the same code. A
+    product of a few rows whose weights B[k, n] are read along their rows
+    (n, the output's last
     dim, is B's last; decode at batch 1, or a small batch vectorized) is
     cut along the summed loop k instead, into at most 8 tiles of whole rows
     of B (one block of memory each, where tiles of columns read every row
@@ -268,7 +269,7 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
 }
 
 def PdgConditionalForks : Pass<"pdg-conditional-forks", "::mlir::ModuleOp"> {
-  let summary = "Fork a parallel loop that holds parallel loops only where its points share the threads";
+  let summary = "Fork a loop holding parallel loops only where its points share the threads";
   let description = [{
     Runs after convert-scf-to-openmp. A parallel region can use the pool
     only where no region around it holds it, so when the driver's loop over

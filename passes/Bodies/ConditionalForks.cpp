@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Passes.h"
+#include "RuntimeFunctions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,6 +29,7 @@ namespace mlir::pdg {
 } // namespace mlir::pdg
 
 using namespace mlir;
+using mlir::pdg::runtimeFunction;
 
 namespace {
 
@@ -117,21 +119,6 @@ Value points(OpBuilder &b, Location loc, omp::LoopNestOp nest) {
     total = arith::MulIOp::create(b, loc, total, n);
   }
   return total;
-}
-
-/// The runtime's function `name` of type `type`, declared in `module` if it
-/// is not; null (with an error) if it is declared with another type.
-func::FuncOp runtimeFunction(ModuleOp module, StringRef name, FunctionType type) {
-  if (auto fn = module.lookupSymbol<func::FuncOp>(name)) {
-    if (fn.getFunctionType() == type)
-      return fn;
-    fn.emitError() << "@" << name << " is declared with another type than " << type;
-    return {};
-  }
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
-  fn.setPrivate();
-  return fn;
 }
 
 struct ConditionalForks : mlir::pdg::impl::PdgConditionalForksBase<ConditionalForks> {

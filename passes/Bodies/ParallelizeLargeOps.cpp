@@ -30,6 +30,7 @@
 
 #include "MultiplyAdd.h"
 #include "Passes.h"
+#include "RuntimeFunctions.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -331,6 +332,13 @@ struct ParallelizeLargeOps
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    func::FuncOp opsSplit;
+    if (llvm::any_of(ops, calledInDriverLoop)) {
+      opsSplit = pdg::runtimeFunction(module, kOpsSplit,
+                                      rewriter.getFunctionType({}, {rewriter.getI32Type()}));
+      if (!opsSplit)
+        return signalPassFailure();
+    }
     for (linalg::LinalgOp op : ops) {
       if (!calledInDriverLoop(op)) {
         split(rewriter, op, kTiles);
@@ -342,8 +350,8 @@ struct ParallelizeLargeOps
       // where the loop has too few points to share out the threads
       // (pdg_ops_split, a function of the points alone); else the op runs
       // whole, as it was.
-      scf::IfOp choice = splitOrWhole(rewriter, op);
-      if (!choice || split(rewriter, op, std::max<int64_t>(tilesInLoop, 1)))
+      scf::IfOp choice = splitOrWhole(rewriter, op, opsSplit);
+      if (split(rewriter, op, std::max<int64_t>(tilesInLoop, 1)))
         continue;
       unwrap(rewriter, choice, op); // one tile: no choice to make
     }
@@ -367,25 +375,12 @@ struct ParallelizeLargeOps
     return splitColumns(rewriter, op, tiles);
   }
 
-  /// Puts `op` in the then-block of `scf.if (pdg_ops_split() != 0)`, and a
-  /// copy of it in the else-block. Null (with an error) if the module
-  /// declares @pdg_ops_split with another type.
-  scf::IfOp splitOrWhole(IRRewriter &rewriter, linalg::LinalgOp op) {
-    auto module = op->getParentOfType<ModuleOp>();
-    FunctionType type = rewriter.getFunctionType({}, {rewriter.getI32Type()});
-    auto fn = module.lookupSymbol<func::FuncOp>(kOpsSplit);
-    if (!fn) {
-      OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-      fn = func::FuncOp::create(b, module.getLoc(), kOpsSplit, type);
-      fn.setPrivate();
-    } else if (fn.getFunctionType() != type) {
-      fn.emitError() << "@" << kOpsSplit << " is declared with another type than " << type;
-      signalPassFailure();
-      return {};
-    }
+  /// Puts `op` in the then-block of `scf.if (pdg_ops_split() != 0)` (the
+  /// call of `opsSplit`), and a copy of it in the else-block.
+  scf::IfOp splitOrWhole(IRRewriter &rewriter, linalg::LinalgOp op, func::FuncOp opsSplit) {
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    Value flag = func::CallOp::create(rewriter, loc, fn).getResult(0);
+    Value flag = func::CallOp::create(rewriter, loc, opsSplit).getResult(0);
     Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
     Value tiles = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, flag, zero);
     auto choice = scf::IfOp::create(rewriter, loc, TypeRange{}, tiles, /*withElseRegion=*/true);

@@ -17,12 +17,21 @@ struct loop {
   int64_t *after; /* per iteration: hits seen after the barrier (all 1) */
 };
 
+/* This thread's share [*lower, *upper] of n iterations, asked for as the
+   OpenMP translation asks (schedule static, 34). */
+static void share(int32_t gtid, int64_t n, uint64_t *lower, uint64_t *upper) {
+  uint64_t stride = 1;
+  int32_t last = 0;
+  *lower = 0;
+  *upper = (uint64_t)n - 1;
+  __kmpc_for_static_init_8u(0, gtid, 34, &last, lower, upper, &stride, 1, 1);
+}
+
 static void task(int32_t *gtid, int32_t *btid, void *arg) {
   (void)btid;
   struct loop *l = (struct loop *)arg;
-  uint64_t lower = 0, upper = (uint64_t)l->n - 1, stride = 1;
-  int32_t last = 0;
-  __kmpc_for_static_init_8u(0, *gtid, 34, &last, &lower, &upper, &stride, 1, 1);
+  uint64_t lower, upper;
+  share(*gtid, l->n, &lower, &upper);
   for (uint64_t i = lower; i <= upper && i < (uint64_t)l->n; ++i)
     __atomic_add_fetch(&l->hits[i], 1, __ATOMIC_RELAXED);
   __kmpc_barrier(0, *gtid);
@@ -58,9 +67,8 @@ struct points_loop {
 static void points_task(int32_t *gtid, int32_t *btid, void *arg) {
   (void)btid;
   struct points_loop *l = (struct points_loop *)arg;
-  uint64_t lower = 0, upper = (uint64_t)l->n - 1, stride = 1;
-  int32_t last = 0;
-  __kmpc_for_static_init_8u(0, *gtid, 34, &last, &lower, &upper, &stride, 1, 1);
+  uint64_t lower, upper;
+  share(*gtid, l->n, &lower, &upper);
   for (uint64_t i = lower; i <= upper && i < (uint64_t)l->n; ++i) {
     l->split[i] = pdg_ops_split();
     l->thread[i] = pdg_thread_index();

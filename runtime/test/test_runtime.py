@@ -273,6 +273,19 @@ def test_a_run_forgets_the_points_a_stopped_loop_noted(rt):
     assert rt.pdg_loop_enter(-1) == -1
 
 
+def run_on_threads(script: str, library_path, threads: int, timeout: int):
+    """`script` run in a fresh Python (the pool reads PDG_NUM_THREADS once
+    per process) on `threads` threads, with the library's path as argv[1]."""
+    env = {**os.environ, "PDG_NUM_THREADS": str(threads)}
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), str(library_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 LOOP_POINTS = """
 import ctypes, os, sys
 lib = ctypes.CDLL(sys.argv[1])
@@ -295,14 +308,7 @@ def test_the_bodies_of_a_loop_know_its_points(library_path, threads):
     hands them to the workers, and pdg_ops_split answers the same on every
     thread: tiles below 2 points (or where not known), whole ops from 2,
     whatever the thread count. A loop forks from min(threads, 2) points."""
-    env = {**os.environ, "PDG_NUM_THREADS": str(threads)}
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(LOOP_POINTS), str(library_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_on_threads(LOOP_POINTS, library_path, threads, timeout=60)
     assert done.returncode == 0, done.stderr
 
 
@@ -310,12 +316,5 @@ def test_the_bodies_of_a_loop_know_its_points(library_path, threads):
 def test_the_pool_runs_every_iteration_once_and_sleeps_when_idle(library_path, threads):
     """Oversubscribed too (16 threads on however many cores): waits sleep
     instead of spinning, so it neither hangs nor keeps the cores busy."""
-    env = {**os.environ, "PDG_NUM_THREADS": str(threads)}
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(POOL), str(library_path)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_on_threads(POOL, library_path, threads, timeout=300)
     assert done.returncode == 0, done.stderr

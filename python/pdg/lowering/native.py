@@ -118,17 +118,11 @@ def _note_destinations(module: ir.Module) -> None:
             inputs = list(ftype.inputs)
             if not inputs or not isinstance(inputs[-1], ir.MemRefType):
                 continue
-            params = 0
-            for t in inputs:
-                if isinstance(t, ir.MemRefType):
-                    params += 3 + 2 * t.rank
-                elif isinstance(t, ir.ShapedType):
-                    params = -1
-                    break
-                else:
-                    params += 1
-            if params < 0:
+            # Memrefs become 3 + 2 * rank parameters, index and scalars one.
+            shaped = [t for t in inputs if isinstance(t, ir.ShapedType)]
+            if not all(isinstance(t, ir.MemRefType) for t in shaped):
                 continue
+            params = sum(3 + 2 * t.rank if isinstance(t, ir.MemRefType) else 1 for t in inputs)
             aligned = params - (2 + 2 * inputs[-1].rank)
             i64 = ir.IntegerType.get_signless(64)
             fn.attributes[DESTINATION] = ir.IntegerAttr.get(i64, aligned)

@@ -27,7 +27,10 @@ from pdg.runtime import load
 SHAPE = {"vocab": 64, "d_model": 32, "heads": 2, "layers": 1, "max_len": 8}
 
 
-def test_every_body_marks_its_destination_apart(tmp_path):
+def test_every_body_marks_its_destination_apart(tmp_path, monkeypatch):
+    # Compiled here, never copied from a compile cache: the lowered module
+    # is what is read.
+    monkeypatch.delenv("PDG_COMPILE_CACHE", raising=False)
     decode = small_decode("full", **SHAPE, eos=None, prompt_width=2, response_limit=True)
     text = str(decode.program.build())
     module = parse_text(text, "decode", make_context())

@@ -12,7 +12,10 @@ samples keep perf's names.
     python bench/perf_symbols.py perf.data DIR/grpo-*.pdgx/program.so --top 40
 
 Prints the share of samples per function, largest first (`pdg:` before the
-compiled program's functions).
+compiled program's functions). With `--function NAME` (a function of the
+compiled program, e.g. grpo_div_0_into), prints instead where in it the
+samples fell: its hottest instructions, from `objdump -d` of the library
+(a loop left scalar shows as `vmulss`/`vfmadd213ss` at the top).
 """
 
 from __future__ import annotations
@@ -62,6 +65,20 @@ def memfd_mappings(data: str, memfd: str) -> list[tuple[int, int, int]]:
     return out
 
 
+def print_instructions(library: str, function: str, hits: collections.Counter, top: int) -> None:
+    """The `top` instructions of `function` with the most samples (`hits`:
+    samples by virtual address), with their share of the function's."""
+    text = {}
+    for line in run("objdump", "-d", "--no-show-raw-insn", f"--disassemble={function}", library):
+        address, _, instruction = line.strip().partition(":")
+        if instruction and re.fullmatch(r"[0-9a-f]+", address):
+            text[int(address, 16)] = instruction.strip()
+    total = sum(hits.values())
+    for va, n in hits.most_common(top):
+        print(f"{100 * n / max(total, 1):6.2f}%  {va:x}  {text.get(va, '?')}")
+    print(f"{total} samples in {function}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", help="the perf.data file")
@@ -69,6 +86,9 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument(
         "--memfd", help="the memfd's name (default: pdg-<the artifact's directory name>)"
+    )
+    parser.add_argument(
+        "--function", help="a compiled function: print its hottest instructions instead"
     )
     args = parser.parse_args()
     # The runtime names each memfd after its artifact: another program the
@@ -78,6 +98,7 @@ def main() -> None:
     addresses, names = functions(args.library)
     mappings = memfd_mappings(args.data, memfd)
     count: collections.Counter = collections.Counter()
+    hits: collections.Counter = collections.Counter()  # --function's samples by address
     total = 0
     for line in run("perf", "script", "-i", args.data, "-F", "ip,sym,dso"):
         p = line.split()
@@ -96,7 +117,12 @@ def main() -> None:
                 va = next((at - o + v for o, v, n in segments if o <= at < o + n), at)
                 k = bisect.bisect_right(addresses, va) - 1
                 name = names[k] if k >= 0 else "?"
+                if name == args.function:
+                    hits[va] += 1
         count["pdg:" + name] += 1
+    if args.function:
+        print_instructions(args.library, args.function, hits, args.top)
+        return
     for name, n in count.most_common(args.top):
         print(f"{100 * n / total:6.2f}%  {name}")
     print(f"{total} samples")

@@ -326,6 +326,28 @@ def PdgWidenI1Memrefs : Pass<"pdg-widen-i1-memrefs", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def PdgApproximateMath : Pass<"pdg-approximate-math"> {
+  let summary = "Inline polynomial approximations of exp, log and tanh instead of libm calls";
+  let description = [{
+    Rewrites the math ops named in `ops` (by mnemonic: exp, log, tanh, ...)
+    with upstream's polynomial approximations: range reduction, a
+    polynomial and explicit fma, in arith and math.fma ops. LLVM would
+    otherwise call glibc: its vector functions (libmvec) in loops it
+    vectorizes, at whichever width it picks, and the scalar ones in their
+    remainders, so an element's last bit depended on where the loop put it
+    and on the machine's glibc. Inline, every element runs the same
+    arithmetic on every x86-64 machine, and the calls and their spills are
+    gone. Runs on loops, before convert-math-to-llvm.
+  }];
+  let options = [
+    ListOption<"ops", "ops", "std::string",
+               "math op mnemonics to approximate (exp, log, tanh, ...)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def PdgCheckIndices : Pass<"pdg-check-indices", "::mlir::ModuleOp"> {
   let summary = "Bounds-check loads and stores at data-dependent indices (take, gathers)";
   let description = [{

@@ -87,6 +87,7 @@ def to_loops(
     call_blas: tuple[int, int] | None = None,
     split_in_loop: int = 65536,
     tiles_in_loop: int = 64,
+    approximate: tuple[str, ...] = (),
 ) -> str:
     """index_add (take's gradient) becomes a scatter. Products get their
     tiles, large ones sgemm calls (with `call_blas`:
@@ -97,7 +98,8 @@ def to_loops(
     back before TO_LLVM). `split_in_loop`: the fewest points of an op in a
     body the driver calls in its parallel loops that is split into tiles
     (see native.SPLIT_IN_LOOP_MIN_WORK; -1: none), into at most
-    `tiles_in_loop` tiles. `check_indices=False`
+    `tiles_in_loop` tiles. `approximate`: math ops (exp, log, ...) that
+    become inline polynomials instead of libm calls. `check_indices=False`
     only to measure what the checks cost."""
     blas = ""
     if call_blas is not None:
@@ -109,7 +111,9 @@ def to_loops(
         "pdg-parallelize-large-ops{"
         f"min-work-in-loop={split_in_loop} tiles-in-loop={tiles_in_loop}}},"
         f"{blas}pdg-register-tile-contractions,"
-        "func.func(convert-linalg-to-loops)" + (",pdg-check-indices" if check_indices else "")
+        "func.func(convert-linalg-to-loops)"
+        + (f",pdg-approximate-math{{ops={','.join(approximate)}}}" if approximate else "")
+        + (",pdg-check-indices" if check_indices else "")
     )
 
 

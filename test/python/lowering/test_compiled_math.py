@@ -1,5 +1,6 @@
 """Math the LLVM dialect has no intrinsic for (erf: exact GELU) compiles,
-through libm, and matches the interpreter; a native tool that fails while
+through libm, and matches the interpreter; exp and log1p, inline
+polynomials, are within a few ulps of float64; a native tool that fails while
 compiling is a CompileError naming the tool and the step, not a raw
 ToolchainError."""
 
@@ -65,3 +66,57 @@ def test_03_a_missing_tool_is_a_compile_error(tmp_path, monkeypatch):
     monkeypatch.setattr(native, "tool", missing)
     with pytest.raises(CompileError, match=r"native code.*llvm-config is missing"):
         compile_module(_erf_program("f32").build(), tmp_path / "erf.pdgx", gpu=False)
+
+
+def _ulps(got: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """|got - exact| in units of the last place of exact rounded to f32;
+    below the smallest normal f32, in units of that number (a subnormal
+    result may flush to 0)."""
+    tiny = np.finfo(np.float32).tiny
+    unit = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    unit = np.where(np.abs(exact) < tiny, tiny, unit)
+    return np.abs(got.astype(np.float64) - exact) / unit
+
+
+def test_04_exp_and_log1p_are_inline_polynomials_within_a_few_ulps(tmp_path):
+    # native.APPROXIMATE_MATH's ops compile to inline code within 5 ulps of
+    # float64 over their whole range, with the special values exact: exp(-inf)
+    # = 0 is what masked softmax relies on. exp calls no libm function left;
+    # log1p still calls log (kept from libm: its approximation is off for
+    # subnormal inputs), with upstream's correction for small x.
+    assert {"exp", "log1p"} <= set(native.APPROXIMATE_MATH)
+    n = 4096
+    prog = pf.Program("approximated")
+    b = prog.dim("b", launch="B")
+    x = prog.input("x", (n,), "f32", domain=[b])
+    prog.output("exp", pf.exp(x))
+    prog.output("log1p", pf.log1p(x))
+    compile_module(prog.build(), tmp_path / "m.pdgx", gpu=False)
+    library = (tmp_path / "m.pdgx" / "program.so").read_bytes()
+    assert b"expf" not in library and b"log1pf" not in library
+
+    rng = np.random.default_rng(0)
+    x = np.stack(
+        [
+            rng.uniform(-87.0, 88.5, n),  # every exp whose result is normal
+            rng.uniform(-104.0, -87.0, n),  # subnormal results
+            rng.uniform(-1.0, 1.0, n),
+            np.exp(rng.uniform(-12.0, 40.0, n)) - 1.0,  # log1p over many scales, > -1
+            np.copysign(np.exp(rng.uniform(-40.0, -5.0, n)), rng.uniform(-1, 1, n)),  # tiny
+        ]
+    ).astype(np.float32)
+    got = pdg.runtime.load(tmp_path / "m.pdgx").run({"x": x}, {"B": len(x)}).outputs
+    exact = x.astype(np.float64)
+    assert _ulps(got["exp"][:3], np.exp(exact[:3])).max() <= 5
+    # log(1 + x), LLVM's log1p, gives 0 for tiny x: 2^23 ulps.
+    assert _ulps(got["log1p"][2:], np.log1p(exact[2:])).max() <= 8
+
+    special = [-np.inf, np.inf, np.nan, 0.0, -0.0, 89.0, -200.0, -1.0, -2.0, 3e38]
+    special = np.array([special], np.float32)
+    special = np.pad(special, ((0, 0), (0, n - special.shape[1])))
+    out = pdg.runtime.load(tmp_path / "m.pdgx").run({"x": special}, {"B": 1}).outputs
+    with np.errstate(all="ignore"):
+        want_exp = np.exp(special[0, :10].astype(np.float64)).astype(np.float32)
+        want_log1p = np.log1p(special[0, :10].astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(out["exp"][0, :10], want_exp)
+    np.testing.assert_array_equal(out["log1p"][0, :10], want_log1p)

@@ -165,7 +165,12 @@ def run_pdg(args) -> dict:
 
 def compiled(trainer) -> dict:
     """What a --compile-only process reports: compiling's time and peak."""
-    return {"compile_s": sum(trainer.compile_seconds.values()), "peak_rss_mib": peak_mib()}
+    phases = getattr(trainer, "compile_phases", {})  # pdg-one's program, when it compiled
+    return {
+        "compile_s": sum(trainer.compile_seconds.values()),
+        "peak_rss_mib": peak_mib(),
+        "phases": {name: round(s, 1) for name, s in phases.items()},
+    }
 
 
 def run_pdg_one(args) -> dict:
@@ -301,6 +306,8 @@ def run_fresh(impl: str, args) -> dict | None:
     first = COMPILES[key]
     if args.compile_only:  # into the cache, for later runs (bench/grpo_calls.py)
         print(f"{impl}: compiled in {first['compile_s']:.1f} s into {args.cache}")
+        if first.get("phases"):
+            print("  " + ", ".join(f"{k} {v:.1f} s" for k, v in first["phases"].items()))
         return None
     return run(cache) | {"compile_s": first["compile_s"], "compile_rss_mib": first["peak_rss_mib"]}
 

@@ -348,6 +348,24 @@ def PdgApproximateMath : Pass<"pdg-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def PdgOutlineParallelLoops : Pass<"pdg-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Move each outermost parallel loop of a driver into a function of its own";
+  let description = [{
+    In every function that is not a node's body (no `pdg.node` attribute),
+    each outermost scf.parallel becomes a call of a new private function
+    (`parallel_<k>_of_<driver>`, `noinline`) that takes what the loop reads from
+    outside as arguments (constants are cloned in) and returns its results.
+    mlir-translate outlines each OpenMP region with LLVM's CodeExtractor,
+    which scans the whole function holding the region first, so a driver of
+    some thousand parallel loops (a 12-layer training program) took time
+    quadratic in its size to translate. Runs before convert-scf-to-openmp.
+  }];
+  let statistics = [
+    Statistic<"numOutlined", "outlined", "Parallel loops moved into functions">,
+  ];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def PdgCheckIndices : Pass<"pdg-check-indices", "::mlir::ModuleOp"> {
   let summary = "Bounds-check loads and stores at data-dependent indices (take, gathers)";
   let description = [{

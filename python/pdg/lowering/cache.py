@@ -19,7 +19,7 @@ import hashlib
 import importlib.util
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pdg import __version__
@@ -37,6 +37,9 @@ class Built:
     path: Path  # the artifact
     seconds: float  # compiling it; 0 when it came from the cache
     cached: bool
+    # compile_module's phases and, within native code, its tools (seconds);
+    # empty when it came from the cache
+    phases: dict[str, float] = field(default_factory=dict)
 
 
 def build_artifact(
@@ -57,8 +60,8 @@ def build_artifact(
     start = time.perf_counter()
     if cache is None:
         path = Path(workdir) / f"{name}.pdgx"
-        _compile(program, path, vectorize, split_over, batch_steps)
-        return Built(path, time.perf_counter() - start, False)
+        phases = _compile(program, path, vectorize, split_over, batch_steps)
+        return Built(path, time.perf_counter() - start, False, phases)
     text = program.to_mlir()
     # The split is a pass over this text: the text, the option and the
     # compiler's files (in the key) decide it.
@@ -75,8 +78,8 @@ def build_artifact(
     # compile_module writes beside and renames into place: a reader never
     # sees half an entry, and of two processes compiling the same key the
     # last one's (identical) artifact stays.
-    _compile(program, path, vectorize, split_over, batch_steps)
-    return Built(path, time.perf_counter() - start, False)
+    phases = _compile(program, path, vectorize, split_over, batch_steps)
+    return Built(path, time.perf_counter() - start, False, phases)
 
 
 def _compile(
@@ -85,7 +88,8 @@ def _compile(
     vectorize: bool | str,
     split_over: str | None,
     batch_steps: bool = False,
-) -> None:
+) -> dict[str, float]:
+    """Compiles; returns the phases' and tools' seconds (Built.phases)."""
     from .artifact import compile_module  # MLIR: only when compiling
 
     module = program.build()
@@ -93,7 +97,10 @@ def _compile(
         from pdg.passes.data_parallel import split_over_workers
 
         split_over_workers(module, split_over)
-    compile_module(module, path, gpu=False, vectorize=vectorize, batch_steps=batch_steps)
+    compiled = compile_module(
+        module, path, gpu=False, vectorize=vectorize, batch_steps=batch_steps
+    )
+    return compiled.seconds | compiled.tool_seconds
 
 
 def _key(text: str, options: str) -> str:

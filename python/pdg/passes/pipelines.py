@@ -124,6 +124,9 @@ TO_LLVM = (
     # pdg-inline-alloca-scopes drops the alloca scopes it wraps loop bodies in
     # (they allocate nothing), which would otherwise hold several blocks after
     # convert-scf-to-cf.
+    # Each of the driver's loops in a function of its own first: mlir-translate
+    # scans the whole function around a region it outlines.
+    "pdg-outline-parallel-loops,"
     "convert-scf-to-openmp,pdg-conditional-forks,pdg-inline-alloca-scopes,"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
     "convert-vector-to-llvm,"

@@ -104,6 +104,7 @@ class GRPOProgramTrainer:
                 self.program.program, "grpo", work, cache, batch_steps=batch_steps
             )
             self.compile_seconds = {"grpo": built.seconds}
+            self.compile_phases = built.phases  # empty when the cache had it
             self.run_grpo = load(built.path)
         else:
             path, self.compile_seconds = self._compile_split(work, cache)

@@ -103,7 +103,8 @@ def test_parallel_points_and_split_contraction_match_numpy(threads_program, tmp_
 
 
 def test_points_and_the_contraction_are_outlined_for_the_pool(threads_program):
-    """In the library: the entry's loop over b and the contraction's tiles
+    """In the library: the entry's loop over b (first moved into a function
+    of its own, pdg-outline-parallel-loops) and the contraction's tiles
     are outlined functions (`..omp_par`) that the pool runs; y's body, run
     inside the loop over b, is not split again. The OpenMP ABI the pool
     implements stays inside the library."""
@@ -111,7 +112,7 @@ def test_points_and_the_contraction_are_outlined_for_the_pool(threads_program):
         ["nm", str(threads_program / "program.so")], capture_output=True, text=True, check=True
     ).stdout.split()
     outlined = {name for name in symbols if name.endswith("..omp_par")}
-    assert outlined == {"pdg_threads..omp_par", "threads_g_0_into..omp_par"}
+    assert outlined == {"parallel_0_of_pdg_threads..omp_par", "threads_g_0_into..omp_par"}
     exported = subprocess.run(
         ["nm", "-D", "--defined-only", str(threads_program / "program.so")],
         capture_output=True,
@@ -120,6 +121,7 @@ def test_points_and_the_contraction_are_outlined_for_the_pool(threads_program):
     ).stdout
     assert "pdg_thread_slots" in exported
     assert "__kmpc_fork_call" not in exported
+    assert "parallel_0_of_pdg_threads" not in exported  # internal, as the bodies are
 
 
 def test_a_forked_child_starts_its_own_pool(threads_program, tmp_path):

@@ -1,14 +1,13 @@
 //===- ApproximateMath.cpp - pdg-approximate-math -------------------------===//
 //
-// Transcendental functions as inline code instead of calls into the C
-// library. Without this, LLVM turns a vectorized math.exp into a call of
-// glibc's libmvec (`_ZGVdN8v_expf`), a 4-lane SSE variant in the loops it
-// vectorizes at 4, and the scalar `expf` in every remainder: three
-// implementations, chosen by loop shape, whose last bits differ, and a call
-// with its register spills per vector. Upstream's polynomial approximations
-// (range reduction, a polynomial, explicit fma) give every element the same
-// arithmetic, scalar or vector, on every x86-64 machine, and LLVM can
-// vectorize them with the loop around them.
+// Math functions as inline code instead of calls into the C library.
+// LLVM lowers math.log1p as log(1 + x), which loses every bit of a small x
+// (0 below 6e-8), and turns math.exp into glibc calls picked by loop shape
+// and CPU (libmvec's 8- and 4-lane variants, the scalar expf in
+// remainders). Upstream's polynomial approximations (a range reduction, a
+// polynomial, explicit fma) keep log1p's small x, and give every element
+// the same arithmetic on every x86-64 machine. Which ops: the pass option
+// (native.APPROXIMATE_MATH picks them, and says why).
 //
 //===----------------------------------------------------------------------===//
 

@@ -15,7 +15,10 @@ Prints the share of samples per function, largest first (`pdg:` before the
 compiled program's functions). With `--function NAME` (a function of the
 compiled program, e.g. grpo_div_0_into), prints instead where in it the
 samples fell: its hottest instructions, from `objdump -d` of the library
-(a loop left scalar shows as `vmulss`/`vfmadd213ss` at the top).
+(a loop left scalar shows as `vmulss`/`vfmadd213ss` at the top). The
+samples of each thread are counted at the end; `--tid N` keeps one
+thread's (the caller's against the pool worker's: what the worker lacks,
+and its `pdg_poll`, is time it waited).
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ def main() -> None:
     parser.add_argument(
         "--function", help="a compiled function: print its hottest instructions instead"
     )
+    parser.add_argument("--tid", help="only this thread's samples (ids: the counts at the end)")
     args = parser.parse_args()
     # The runtime names each memfd after its artifact: another program the
     # process loaded (the greedy evaluator's) is not mapped to these symbols.
@@ -100,9 +104,14 @@ def main() -> None:
     count: collections.Counter = collections.Counter()
     hits: collections.Counter = collections.Counter()  # --function's samples by address
     total = 0
-    for line in run("perf", "script", "-i", args.data, "-F", "ip,sym,dso"):
+    threads: collections.Counter = collections.Counter()  # samples by thread id
+    for line in run("perf", "script", "-i", args.data, "-F", "tid,ip,sym,dso"):
         p = line.split()
         if not p or "MMAP" in line:
+            continue
+        tid = p.pop(0)
+        threads[tid] += 1
+        if args.tid is not None and tid != args.tid:
             continue
         total += 1
         ip = int(p[0], 16)
@@ -124,8 +133,9 @@ def main() -> None:
         print_instructions(args.library, args.function, hits, args.top)
         return
     for name, n in count.most_common(args.top):
-        print(f"{100 * n / total:6.2f}%  {name}")
+        print(f"{100 * n / max(total, 1):6.2f}%  {name}")
     print(f"{total} samples")
+    print("by thread: " + ", ".join(f"{tid} {n}" for tid, n in threads.most_common()))
 
 
 if __name__ == "__main__":

@@ -341,6 +341,32 @@ private:
 
 bool checkNestingDepth(const Cursor &c) { return NestingScanner(c).run(); }
 
+/// Guard 4. A dense array of `index` (`array<index: 0>`, `array<index>`)
+/// aborts in Type::getIntOrFloatBitWidth: the dense array parser accepts
+/// index as an element type and then asks it for a bit width (other
+/// non-numeric types get an error).
+bool checkIndexDenseArrays(const Cursor &c) {
+  llvm::StringRef s = c.source;
+  for (size_t pos = s.find("array"); pos != llvm::StringRef::npos;
+       pos = s.find("array", pos + 1)) {
+    if (pos && (isIdentChar(s[pos - 1]) || llvm::is_contained("%@#!^", s[pos - 1])))
+      continue;
+    size_t open = s.find_first_not_of(" \t\r\n", pos + 5);
+    if (open == llvm::StringRef::npos || s[open] != '<')
+      continue;
+    size_t type = s.find_first_not_of(" \t\r\n", open + 1);
+    if (type == llvm::StringRef::npos || !s.substr(type).starts_with("index"))
+      continue;
+    size_t after = type + 5;
+    if (after < s.size() && isIdentChar(s[after]))
+      continue;
+    emitError(c.at(type)) << "a dense array's elements are integers or floats "
+                             "('array<i64: ...>'), not 'index'";
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 bool mlir::pdg::checkUpstreamParserGuards(llvm::StringRef source,
@@ -352,5 +378,6 @@ bool mlir::pdg::checkUpstreamParserGuards(llvm::StringRef source,
   // nothing else should see input that deep.
   return checkNestingDepth(Cursor{bare, filename, ctx}) &&
          checkDialectOnlyOpNames(Cursor{code, filename, ctx}) &&
-         checkLinalgIntegerLists(Cursor{bare, filename, ctx});
+         checkLinalgIntegerLists(Cursor{bare, filename, ctx}) &&
+         checkIndexDenseArrays(Cursor{bare, filename, ctx});
 }

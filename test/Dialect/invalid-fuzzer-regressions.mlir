@@ -138,3 +138,17 @@ func.func @f(%r: memref<2x3xf32>) -> memref<6xf32> {
   %m = "memref.collapse_shape"(%r) <{reassociation = [[0, 4294967295]]}> : (memref<2x3xf32>) -> memref<6xf32>
   return %m : memref<6xf32>
 }
+
+// -----
+
+// A dense array of index aborted upstream's parser (it asks index for a bit
+// width); the fuzzer's mutant renamed `array<i32: 0, 0>` in a generic op.
+// expected-error @+1 {{a dense array's elements are integers or floats ('array<i64: ...>'), not 'index'}}
+func.func @f() attributes {a = array<index: 0>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{not 'index'}}
+"memref.alloc"() <{operandSegmentSizes = array< index>}> : () -> memref<4xi1>

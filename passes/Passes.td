@@ -327,21 +327,22 @@ def PdgWidenI1Memrefs : Pass<"pdg-widen-i1-memrefs", "::mlir::ModuleOp"> {
 }
 
 def PdgApproximateMath : Pass<"pdg-approximate-math"> {
-  let summary = "Inline polynomial approximations of exp, log and tanh instead of libm calls";
+  let summary = "Named math ops (log1p, exp, ...) as inline polynomials, not libm calls";
   let description = [{
-    Rewrites the math ops named in `ops` (by mnemonic: exp, log, tanh, ...)
-    with upstream's polynomial approximations: range reduction, a
-    polynomial and explicit fma, in arith and math.fma ops. LLVM would
-    otherwise call glibc: its vector functions (libmvec) in loops it
-    vectorizes, at whichever width it picks, and the scalar ones in their
-    remainders, so an element's last bit depended on where the loop put it
-    and on the machine's glibc. Inline, every element runs the same
-    arithmetic on every x86-64 machine, and the calls and their spills are
-    gone. Runs on loops, before convert-math-to-llvm.
+    Rewrites the math ops named in `ops` (by mnemonic: log1p, exp, ...)
+    with upstream's polynomial approximations: a range reduction, a
+    polynomial and explicit fma, in arith and math.fma ops. LLVM lowers
+    math.log1p as log(1 + x), which is 0 for x below 6e-8; the
+    approximation keeps the small x. math.exp would otherwise be glibc's,
+    picked by the loop's vector width and the machine (libmvec's variants,
+    the scalar expf in remainders); inline, every element runs the same
+    arithmetic on every x86-64 machine. An op upstream has no
+    approximation for is refused. Runs on loops, before
+    convert-math-to-llvm.
   }];
   let options = [
     ListOption<"ops", "ops", "std::string",
-               "math op mnemonics to approximate (exp, log, tanh, ...)">,
+               "math op mnemonics to approximate (log1p, exp, ...)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",

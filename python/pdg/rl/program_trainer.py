@@ -108,6 +108,7 @@ class GRPOProgramTrainer:
             self.run_grpo = load(built.path)
         else:
             path, self.compile_seconds = self._compile_split(work, cache)
+            self.compile_phases = {}  # compiled by rank 0 (or found): not timed by phase
             self.run_grpo = load(path)
         self.peak_bytes = 0  # the compiled code's peak in the last run() (inputs included)
         self.greedy = GreedyEvaluator(

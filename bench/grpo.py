@@ -211,12 +211,21 @@ def run_pdg_one(args) -> dict:
         "sgemm_calls_per_iteration": (program.runtime_counter("pdg_blas_calls") - calls)
         / args.iterations,
         "grows_per_iteration": (program.runtime_counter("pdg_grows") - grows) / args.iterations,
+        # The sgemm's library ($PDG_BLAS; part of the compile cache's key).
+        "blas": blas_name(),
         "generation_ms": None,  # generation, reference and update in one program
         "reference_ms": None,
         "update_ms": None,
         "peak_rss_mib": peak_mib(),
         "compiled_peak_mib": trainer.peak_bytes / 2**20,  # the compiled code's own
     }
+
+
+def blas_name() -> str | None:
+    from pdg.lowering.toolchain import blas_library
+
+    library = blas_library()
+    return library.name if library else None
 
 
 def run_torch(args) -> dict:

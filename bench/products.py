@@ -1,6 +1,7 @@
 """Matrix products at a model's sizes: y = x @ w with the rows of x folded
 into one product (pdg-vectorize), compiled three times (pdg's register
-micro-kernels alone; OpenBLAS's sgemm through pdg-call-blas for every
+micro-kernels alone; the BLAS's sgemm (oneMKL's or OpenBLAS's, as
+$PDG_BLAS chooses) through pdg-call-blas for every
 product whatever its size; and as pdg compiles it, by the thresholds of
 pdg.lowering.native), against NumPy's own BLAS in the same process.
 Where the kernel and sgemm cross is where those thresholds (BLAS_MIN_FLOPS,
@@ -9,6 +10,7 @@ BLAS_MIN_DIM) belong; they apply to each tile that the pool runs
 
     python bench/products.py                       # gpt2-124m's, 8 rows
     python bench/products.py --rows 1 8 64 512 --shapes 768x768 768x3072
+    PDG_BLAS=openblas python bench/products.py     # OpenBLAS where MKL is installed
 
 Each time is the best of --repeats runs (a busy machine slows some runs:
 the best is the one least disturbed), and includes pdg's per-run overhead
@@ -73,17 +75,21 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=HERE / "results" / "products.json")
     args = parser.parse_args()
-    from pdg.lowering.toolchain import openblas
+    from pdg.lowering.toolchain import blas_library, openblas
 
-    if openblas() is None:
-        raise SystemExit("products: the scipy-openblas32 wheel is not installed")
+    library = blas_library()  # $PDG_BLAS: oneMKL where the mkl extra is installed
+    if library is None:
+        raise SystemExit("products: no BLAS to call (PDG_BLAS=none, or none installed)")
     if args.openblas_threads:
-        blas = ctypes.CDLL(str(openblas()))  # the instance the programs open
+        if library != openblas():
+            raise SystemExit("products: --openblas-threads needs PDG_BLAS=openblas")
+        blas = ctypes.CDLL(str(library))  # the instance the programs open
         blas.pdg_set = blas.scipy_openblas_set_num_threads
     rng = np.random.default_rng(0)
     results = []
     threads = os.environ.get("PDG_NUM_THREADS", "all")
     columns = " ".join(f"{name:>9}" for name in ("kernel", "sgemm", "default", "NumPy"))
+    print(f"sgemm from {library.name}")
     print(f"{'rows':>5} {'K x N':>10} {columns}   (ms, best of {args.repeats}; {threads} threads)")
     with tempfile.TemporaryDirectory() as tmp:
         for shape in args.shapes:
@@ -96,10 +102,10 @@ def main() -> None:
             for rows in args.rows:
                 x = rng.standard_normal((rows, k)).astype(np.float32)
                 expected = x.astype(np.float64) @ w.astype(np.float64)
-                row = {"rows": rows, "k": k, "n": n}
+                row = {"rows": rows, "k": k, "n": n, "blas": library.name}
                 for name, prog in programs.items():
                     inputs, symbols = {"x": x, "w": w}, {"B": rows}
-                    got = np.asarray(prog.run(inputs, symbols).outputs["y"])  # opens OpenBLAS
+                    got = np.asarray(prog.run(inputs, symbols).outputs["y"])  # opens the BLAS
                     if args.openblas_threads:
                         blas.pdg_set(args.openblas_threads)
                     err = np.abs(got - expected).max() / np.abs(expected).max()

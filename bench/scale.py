@@ -16,7 +16,9 @@ attention kind, in its own process, then run through pdg.runtime), pdg-vec
 (the same compiled with the batch folded into the points:
 compile_module(vectorize=True)), pdg-unsplit (pdg with each step's large
 matrix-vector products whole on one thread at batch 1, as before they were
-split over the threads: native.SPLIT_IN_LOOP_MIN_WORK = -1), torch (eager,
+split over the threads: native.SPLIT_IN_LOOP_MIN_WORK = -1), pdg-vec-blas
+(pdg-vec with products of 2-8 rows calling sgemm too, native.BLAS_MIN_DIM =
+2, instead of streaming the weights in pdg's kernel), torch (eager,
 KV cache), hf
 (transformers' generate; needs the [trl] extra's transformers).
 `--weights bf16` compiles pdg and pdg-vec again with their matrices and
@@ -61,11 +63,14 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-IMPLS = ("pdg", "pdg-vec", "pdg-unsplit", "torch", "hf")
-COMPILED = {"pdg": False, "pdg-vec": True, "pdg-unsplit": False}  # impl -> vectorize
+IMPLS = ("pdg", "pdg-vec", "pdg-unsplit", "pdg-vec-blas", "torch", "hf")
+# impl -> vectorize
+COMPILED = {"pdg": False, "pdg-vec": True, "pdg-unsplit": False, "pdg-vec-blas": True}
 # Compiled with each sequence's products whole, on one thread
 # (native.SPLIT_IN_LOOP_MIN_WORK = -1): pdg before they were split at batch 1.
 UNSPLIT = {"pdg-unsplit"}
+# Compiled with sgemm for products from 2 rows (native.BLAS_MIN_DIM = 2).
+BLAS_FROM_2_ROWS = {"pdg-vec-blas"}
 WARMUP_STEPS = 4
 
 
@@ -122,6 +127,8 @@ def compile_worker(spec: dict) -> dict:
 
     if spec.get("unsplit"):
         native.SPLIT_IN_LOOP_MIN_WORK = -1
+    if spec.get("blas_from_2_rows"):
+        native.BLAS_MIN_DIM = 2
     compiled = compile_module(
         module, Path(spec["artifact"]), gpu=False, vectorize=spec["vectorize"]
     )
@@ -395,6 +402,7 @@ def main() -> int:
                         "artifact": str(artifact),
                         "vectorize": COMPILED[impl],
                         "unsplit": impl in UNSPLIT,
+                        "blas_from_2_rows": impl in BLAS_FROM_2_ROWS,
                         "max_batch": max(args.batch),
                         "weights": weights,
                     }

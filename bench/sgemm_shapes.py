@@ -2,9 +2,10 @@
 products run with few rows (each call packs its slice of the weight, so a
 product of 4 or 32 rows costs about as much packing as one of 300).
 
-A perf uprobe on OpenBLAS's cblas_sgemm records each call's arguments
-(x86-64: order, transA, transB, M, N, K arrive in rdi, rsi, rdx, rcx, r8,
-r9); this script reads them back and counts each (M, N, K, transposes)
+A perf uprobe on OpenBLAS's cblas_sgemm (compile the program with
+PDG_BLAS=openblas where the mkl extra is installed) records each call's
+arguments (x86-64: order, transA, transB, M, N, K arrive in rdi, rsi, rdx,
+rcx, r8, r9); this script reads them back and counts each (M, N, K, transposes)
 per call of the program:
 
     lib=$(python -c "import scipy_openblas32 as s, glob; \\

@@ -190,7 +190,8 @@ def PdgCallBlas : Pass<"pdg-call-blas", "::mlir::ModuleOp"> {
     C). The loops of each group (m, n, k) must be consecutive in memory in
     every operand that reads them (checked at run time) and are passed as
     one matrix dim; the helper (pdg's C runtime, runtime/lib/blas.c) passes
-    the matrices to OpenBLAS with the transposition flags their strides
+    the matrices to the BLAS (oneMKL or OpenBLAS, as `$PDG_BLAS` chose
+    when the program compiled) with the transposition flags their strides
     call for, and declines (returns 0) when no dim of one is contiguous or
     the library is missing at run time. A product too small, or declined,
     runs the op as it was; one whose static sizes are too small is left

@@ -2,7 +2,7 @@
 //
 // A large f32 contraction C[.., m.., n..] += A[.., m.., k..] * B[.., k.., n..]
 // on buffers becomes a call of `pdg_blas_sgemm` (pdg's C runtime,
-// runtime/lib/blas.c, which calls OpenBLAS's sgemm): a tuned
+// runtime/lib/blas.c, which calls oneMKL's or OpenBLAS's sgemm): a tuned
 // sgemm packs its operands into blocks that fit the caches, which the
 // register micro-kernels of pdg-register-tile-contractions do not. The loops
 // are grouped: batch (read by A, B and C: a loop of calls), m (A and C), n

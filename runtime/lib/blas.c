@@ -1,4 +1,5 @@
-/* Large matrix products through a tuned sgemm: OpenBLAS as the
+/* Large matrix products through a tuned sgemm: Intel oneMKL (its single
+   dynamic library, libmkl_rt, from the `mkl` wheel) or OpenBLAS as the
    scipy-openblas32 wheel ships it (its symbols prefixed `scipy_`).
 
    pdg-call-blas turns a large f32 product of a program into calls of
@@ -9,12 +10,14 @@
    every call declines (returns 0) and the program runs the product with
    its own loops (the register micro-kernels).
 
-   OpenBLAS runs on one thread, the calling one. pdg's pool shares out the
+   The BLAS runs on one thread, the calling one. pdg's pool shares out the
    tiles of a large product (pdg-parallelize-large-ops cuts them by their
    extents alone), each tile is one sgemm call, and so what is added to what
    does not depend on the number of threads; a product inside a parallel
-   loop would otherwise start OpenBLAS's threads on top of the pool's. The
-   setting is the library's, for the whole process. */
+   loop would otherwise start the BLAS's threads on top of the pool's. The
+   setting is the library's, for the whole process: OpenBLAS's thread
+   count, MKL's sequential threading layer (chosen before its first call;
+   if MKL was loaded and threaded already, its thread count). */
 #include "internal.h"
 
 #include <dlfcn.h>
@@ -27,6 +30,7 @@ typedef void (*pdg_sgemm_fn)(int order, int trans_a, int trans_b, int m, int n, 
                              float alpha, const float *a, int lda, const float *b, int ldb,
                              float beta, float *c, int ldc);
 typedef void (*pdg_set_threads_fn)(int threads);
+typedef int (*pdg_set_layer_fn)(int layer);
 
 /* Defined by a program whose code calls pdg_blas_sgemm; absent (a null
    address) in one that does not. */
@@ -37,18 +41,43 @@ int64_t pdg_blas_calls;
 static pthread_once_t pdg_blas_once = PTHREAD_ONCE_INIT;
 static pdg_sgemm_fn pdg_sgemm;
 
+enum { PDG_MKL_THREADING_SEQUENTIAL = 1 };
+
+/* OpenBLAS from scipy-openblas32: its sgemm, run on one thread. */
+static pdg_sgemm_fn pdg_blas_openblas(void *library) {
+  pdg_sgemm_fn sgemm = (pdg_sgemm_fn)dlsym(library, "scipy_cblas_sgemm");
+  pdg_set_threads_fn set_threads =
+      (pdg_set_threads_fn)dlsym(library, "scipy_openblas_set_num_threads");
+  if (!sgemm || !set_threads)
+    return NULL;
+  set_threads(1);
+  return sgemm;
+}
+
+/* oneMKL's libmkl_rt: its sgemm, with the sequential layer (no OpenMP
+   runtime loaded), or one thread where another user of the process chose
+   a threaded layer first. */
+static pdg_sgemm_fn pdg_blas_mkl(void *library) {
+  pdg_sgemm_fn sgemm = (pdg_sgemm_fn)dlsym(library, "cblas_sgemm");
+  pdg_set_layer_fn set_layer = (pdg_set_layer_fn)dlsym(library, "MKL_Set_Threading_Layer");
+  pdg_set_threads_fn set_threads = (pdg_set_threads_fn)dlsym(library, "MKL_Set_Num_Threads");
+  if (!sgemm || !set_layer || !set_threads)
+    return NULL;
+  if (set_layer(PDG_MKL_THREADING_SEQUENTIAL) != PDG_MKL_THREADING_SEQUENTIAL)
+    set_threads(1);
+  return sgemm;
+}
+
 static void pdg_blas_open(void) {
   if (!pdg_blas_library)
     return;
   void *library = dlopen(pdg_blas_library, RTLD_NOW | RTLD_LOCAL);
   if (!library)
     return;
-  pdg_sgemm_fn sgemm = (pdg_sgemm_fn)dlsym(library, "scipy_cblas_sgemm");
-  pdg_set_threads_fn set_threads =
-      (pdg_set_threads_fn)dlsym(library, "scipy_openblas_set_num_threads");
-  if (!sgemm || !set_threads)
-    return; /* not the library it was: left open, never called */
-  set_threads(1);
+  pdg_sgemm_fn sgemm = pdg_blas_openblas(library);
+  if (!sgemm)
+    sgemm = pdg_blas_mkl(library);
+  /* Neither: not the library it was; left open, never called. */
   pdg_sgemm = sgemm;
 }
 

@@ -1,8 +1,9 @@
 """The runtime's sgemm helper (runtime/lib/blas.c) on its own, through
 ctypes: C += A B for operands in every layout a compiled product may hand
 it (rows or columns contiguous, views with larger leading dims, single
-rows and columns), against NumPy; layouts sgemm cannot take, and a
-missing library, are declined (0) with C untouched."""
+rows and columns), against NumPy, with OpenBLAS and with oneMKL; layouts
+sgemm cannot take, and a missing library, are declined (0) with C
+untouched."""
 
 from __future__ import annotations
 
@@ -12,14 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pdg.lowering.toolchain import c_runtime, linker, openblas
+from pdg.lowering.toolchain import c_runtime, linker, mkl, openblas
 
 F32 = np.dtype(np.float32).itemsize
 
 
 def build(directory: Path, library: Path | None) -> ctypes.CDLL:
     """The runtime linked as a program links it, naming `library` (or
-    nothing) as its OpenBLAS."""
+    nothing) as its BLAS."""
     archive, include = c_runtime()
     source = directory / "names.c"
     source.write_text(
@@ -39,11 +40,13 @@ def build(directory: Path, library: Path | None) -> ctypes.CDLL:
     return lib
 
 
-@pytest.fixture(scope="module")
-def blas(tmp_path_factory):
-    if openblas() is None:
-        pytest.skip("scipy-openblas32 not installed")
-    return build(tmp_path_factory.mktemp("blas"), openblas())
+@pytest.fixture(scope="module", params=["openblas", "mkl"])
+def blas(request, tmp_path_factory):
+    """The runtime naming OpenBLAS, then oneMKL (the `mkl` extra)."""
+    library = openblas() if request.param == "openblas" else mkl()
+    if library is None:
+        pytest.skip(f"{request.param} is not installed")
+    return build(tmp_path_factory.mktemp("blas"), library)
 
 
 def operand(a: np.ndarray):
@@ -94,7 +97,11 @@ def test_a_layout_without_a_contiguous_dim_is_declined(blas):
 
 
 def test_without_the_library_every_call_is_declined(tmp_path):
-    for name, library in (("none", None), ("gone", tmp_path / "gone" / "libscipy_openblas.so")):
+    for name, library in (
+        ("none", None),
+        ("gone", tmp_path / "gone" / "libscipy_openblas.so"),
+        ("foreign", "libm.so.6"),  # opens, but has neither library's sgemm
+    ):
         (tmp_path / name).mkdir()
         lib = build(tmp_path / name, library)
         a, b, c = (

@@ -27,7 +27,7 @@ from pdg.atomic_files import discard
 from pdg.frontend import Program
 from pdg.runtime.manifest import ArtifactError, host_target, read_manifest
 
-from .toolchain import c_runtime, openblas
+from .toolchain import blas_library, c_runtime
 
 PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -118,7 +118,7 @@ def _compiler_files() -> str:
     """A digest of the compiler itself: its Python sources' contents, its
     native extension's size and time, and the C runtime every program links
     (an edited checkout, or another MLIR, compiles anew without a version
-    bump), and the OpenBLAS library that large products call, if any."""
+    bump), and the BLAS library that large products call, if any."""
     if not _FINGERPRINT:
         h = hashlib.sha256()
         for f in sorted(PACKAGE.rglob("*.py")):
@@ -129,8 +129,8 @@ def _compiler_files() -> str:
         h.update(f"{stat.st_size} {stat.st_mtime_ns}".encode())
         archive, include = c_runtime()
         h.update(archive.read_bytes() + (include / "pdg" / "runtime.h").read_bytes())
-        # Whether large products call OpenBLAS, and which (pdg-call-blas).
-        h.update(str(openblas()).encode())
+        # Whether large products call a BLAS, and which (pdg-call-blas).
+        h.update(str(blas_library()).encode())
         _FINGERPRINT.append(h.hexdigest())
     return _FINGERPRINT[0]
 

@@ -21,7 +21,7 @@ from pdg.ir.source import format_location
 from pdg.passes import pipelines
 from pdg.passes.pipelines import run_registered
 
-from .toolchain import ToolchainError, c_runtime, linker, openblas, tool
+from .toolchain import ToolchainError, blas_library, c_runtime, linker, tool
 
 # Products from this size on call OpenBLAS's sgemm (pdg-call-blas) rather
 # than pdg's register micro-kernels, where the wheel is installed: the
@@ -73,7 +73,7 @@ APPROXIMATE_MATH: tuple[str, ...] = ("log1p",)
 
 def _call_blas() -> tuple[int, int] | None:
     """pdg-call-blas's thresholds; None (no calls) without the library."""
-    if openblas() is None:
+    if blas_library() is None:
         return None
     return BLAS_MIN_FLOPS, BLAS_MIN_DIM
 
@@ -83,7 +83,7 @@ def code_settings() -> str:
     read now (a test or a benchmark sets them between compiles): part of
     the compile cache's key."""
     return (
-        f"blas={_call_blas()} blas_lib={openblas()} "
+        f"blas={_call_blas()} blas_lib={blas_library()} "
         f"split_in_loop={SPLIT_IN_LOOP_MIN_WORK},{SPLIT_IN_LOOP_TILES} "
         f"approximate={','.join(APPROXIMATE_MATH)}"
     )
@@ -262,11 +262,11 @@ def _vector_math() -> tuple[list[str], list[str]]:
 
 
 def _blas_source(module_text: str) -> str:
-    """C naming the OpenBLAS library to the runtime (runtime/lib/blas.c),
-    where the program calls it: its absolute path, opened when the program
-    first multiplies (so the program loads even where it is gone, and its
+    """C naming the BLAS library to the runtime (runtime/lib/blas.c), where
+    the program calls it: its absolute path, opened when the program first
+    multiplies (so the program loads even where it is gone, and its
     products then run pdg's own loops)."""
-    library = openblas()
+    library = blas_library()
     if library is None or f"@{BLAS_HELPER}(" not in module_text:
         return ""
     path = "".join(f"\\{b:03o}" for b in bytes(library))

@@ -158,7 +158,7 @@ PDG_EXPORT int32_t pdg_ops_split(void);
 
 /* ---- Matrix products (blas.c) -------------------------------------------
    C[m, n] += sum_k A[m, k] B[k, n] on f32 buffers, each given by its base
-   pointer, offset and element strides along its two dims, through OpenBLAS's
+   pointer, offset and element strides along its two dims, through a BLAS's
    sgemm (the calls pdg-call-blas emits). Returns 1 if it added the product,
    0 if it declined: no library (see below), sizes past an int, or an
    operand with neither dim contiguous; the caller then runs its own loops.

@@ -81,7 +81,7 @@ def test_another_module_or_option_is_another_entry(tmp_path, cache, change):
 @pytest.mark.parametrize("setting", ["blas threshold", "split in loop"])
 def test_the_native_settings_are_in_the_key(tmp_path, cache, monkeypatch, setting):
     """What decides the native code without changing the module (the size
-    from which products call OpenBLAS; whether products in the driver's
+    from which products call a BLAS; whether products in the driver's
     loop are split over the threads, which test_matvec_split and
     `bench/scale.py --impls pdg-unsplit` turn off) gives another key."""
     import pdg.lowering.native as native
@@ -90,7 +90,7 @@ def test_the_native_settings_are_in_the_key(tmp_path, cache, monkeypatch, settin
     compile_module(scaled(2.0).build(), tmp_path / "a.pdgx", gpu=False)
     if setting == "blas threshold":
         monkeypatch.setattr(native, "BLAS_MIN_FLOPS", native.BLAS_MIN_FLOPS + 1)
-        monkeypatch.setattr(native, "openblas", lambda: tmp_path / "libscipy_openblas.so")
+        monkeypatch.setattr(native, "blas_library", lambda: tmp_path / "libscipy_openblas.so")
     else:
         monkeypatch.setattr(native, "SPLIT_IN_LOOP_MIN_WORK", -1)
     assert not compile_module(scaled(2.0).build(), tmp_path / "b.pdgx", gpu=False).cached

@@ -1,14 +1,16 @@
-"""Large matrix products through OpenBLAS's sgemm (pdg-call-blas and the C
+"""Large matrix products through a BLAS's sgemm (pdg-call-blas and the C
 runtime's runtime/lib/blas.c), against NumPy in float64: the products that
 reach the thresholds of pdg.lowering.native call it (the runtime counts the
 calls, pdg_blas_calls), smaller ones and products of at most 8 rows run
 pdg's own kernels (a few rows stream the weights, which sgemm would copy
-into blocks first), OpenBLAS runs on the calling thread only, and a
-program whose library is gone still loads and runs its own loops."""
+into blocks first), the library (OpenBLAS or oneMKL, as $PDG_BLAS
+chooses) runs on the calling thread only, and a program whose library is
+gone still loads and runs its own loops."""
 
 from __future__ import annotations
 
 import ctypes
+import re
 
 import numpy as np
 import pdg.frontend as pf
@@ -16,11 +18,27 @@ import pdg.runtime
 import pytest
 from pdg.ir import make_context, parse_text
 from pdg.lowering import native
-from pdg.lowering.artifact import compile_module
-from pdg.lowering.toolchain import openblas
+from pdg.lowering.artifact import CompileError, compile_module
+from pdg.lowering import toolchain
+from pdg.lowering.toolchain import blas_library, mkl, openblas
 from sample_programs import contraction_program
 
 pytestmark = pytest.mark.skipif(openblas() is None, reason="scipy-openblas32 not installed")
+
+
+LIBRARIES = [
+    pytest.param("openblas"),
+    pytest.param(
+        "mkl", marks=pytest.mark.skipif(mkl() is None, reason="the mkl extra is not installed")
+    ),
+]
+
+
+@pytest.fixture(params=LIBRARIES)
+def library(request, monkeypatch) -> str:
+    """Each BLAS pdg can call, chosen as a user chooses it ($PDG_BLAS)."""
+    monkeypatch.setenv("PDG_BLAS", request.param)
+    return request.param
 
 
 def product(k: int, n: int):
@@ -61,10 +79,11 @@ def assert_close(got, expected, k: int):
         (37, 300, 200),  # odd sizes: tiles' edges, rows left over by the 4 x 16 kernel
     ],
 )
-def test_large_products_call_sgemm_and_match_numpy(tmp_path, rows, k, n):
+def test_large_products_call_sgemm_and_match_numpy(tmp_path, library, rows, k, n):
     program, got, expected = run_product(tmp_path, k, n, rows)
-    # The library's path is in the program (see the test without the wheel).
-    assert bytes(openblas()) in (tmp_path / f"product-{k}x{n}.pdgx" / "program.so").read_bytes()
+    # The chosen library's path is in the program (see the test without it).
+    path = openblas() if library == "openblas" else mkl()
+    assert bytes(path) in (tmp_path / f"product-{k}x{n}.pdgx" / "program.so").read_bytes()
     assert calls(program) > 0
     assert_close(got, expected, k)
 
@@ -123,29 +142,67 @@ def test_the_threshold_decides(tmp_path, monkeypatch):
     assert_close(got, expected, k)
 
 
-def test_openblas_runs_on_the_calling_thread(tmp_path):
-    """pdg's pool runs the tiles; OpenBLAS must not start its own threads
+def test_the_blas_runs_on_the_calling_thread(tmp_path, library):
+    """pdg's pool runs the tiles; the BLAS must not start its own threads
     under each one."""
     program, _, _ = run_product(tmp_path, 768, 3072, 16)
     assert calls(program) > 0
-    library = ctypes.CDLL(str(openblas()))  # the instance the program opened
-    assert library.scipy_openblas_get_num_threads() == 1
+    if library == "openblas":
+        opened = ctypes.CDLL(str(openblas()))  # the instance the program opened
+        assert opened.scipy_openblas_get_num_threads() == 1
+    else:
+        opened = ctypes.CDLL(str(mkl()))
+        assert opened.MKL_Get_Max_Threads() == 1
+        # The sequential layer: no OpenMP runtime came in with it.
+        maps = open("/proc/self/maps").read()
+        assert "libmkl_sequential" in maps and "libiomp5" not in maps
 
 
 def test_a_program_whose_library_is_gone_runs_its_own_loops(tmp_path, monkeypatch):
     """The library is opened at the first product, not linked: compiled
     against a path that is not there (the wheel removed since), the program
     loads, declines every call and computes the same products."""
-    monkeypatch.setattr(native, "openblas", lambda: tmp_path / "gone" / "libscipy_openblas.so")
+    monkeypatch.setattr(native, "blas_library", lambda: tmp_path / "gone" / "libscipy_openblas.so")
     program, got, expected = run_product(tmp_path, 768, 3072, 16)
     assert calls(program) == 0
     assert_close(got, expected, 768)
 
 
 def test_without_the_wheel_no_call_is_compiled(tmp_path, monkeypatch):
-    library = bytes(openblas())
-    monkeypatch.setattr(native, "openblas", lambda: None)
+    library = bytes(blas_library())
+    monkeypatch.setattr(native, "blas_library", lambda: None)
     program, got, expected = run_product(tmp_path, 768, 3072, 16)
     assert library not in (tmp_path / "product-768x3072.pdgx" / "program.so").read_bytes()
     assert calls(program) == 0
     assert_close(got, expected, 768)
+
+
+def test_pdg_blas_chooses_the_library(tmp_path, monkeypatch):
+    """auto: MKL where the extra is installed, else OpenBLAS; none: no
+    call compiled, every product in pdg's own kernels."""
+    monkeypatch.delenv("PDG_BLAS", raising=False)
+    assert blas_library() == (mkl() or openblas())
+    monkeypatch.setattr(toolchain, "mkl", lambda: None)
+    assert blas_library() == openblas()
+    monkeypatch.setenv("PDG_BLAS", "none")
+    assert blas_library() is None
+    program, got, expected = run_product(tmp_path, 768, 3072, 16)
+    code = (tmp_path / "product-768x3072.pdgx" / "program.so").read_bytes()
+    assert all(bytes(p) not in code for p in (openblas(), mkl()) if p)
+    assert calls(program) == 0
+    assert_close(got, expected, 768)
+
+
+@pytest.mark.parametrize(
+    "setting, message",
+    [
+        ("sgemm", "PDG_BLAS='sgemm' is not a BLAS pdg can call; set it to one of auto, mkl"),
+        ("mkl", "PDG_BLAS=mkl, but oneMKL is not installed; install it with `pip install"),
+    ],
+)
+def test_a_wrong_pdg_blas_is_a_clear_error(tmp_path, monkeypatch, setting, message):
+    monkeypatch.setenv("PDG_BLAS", setting)
+    monkeypatch.setattr(toolchain, "mkl", lambda: None)
+    with pytest.raises(CompileError, match=re.escape(message)):
+        compile_module(product(64, 64).build(), tmp_path / "p.pdgx", gpu=False, vectorize=True)
+    assert not (tmp_path / "p.pdgx").exists()

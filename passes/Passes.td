@@ -327,6 +327,34 @@ def PdgWidenI1Memrefs : Pass<"pdg-widen-i1-memrefs", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def PdgTileTransposes : Pass<"pdg-tile-transposes", "::mlir::ModuleOp"> {
+  let summary = "Copy a transpose that moves the contiguous dim in square blocks";
+  let description = [{
+    Each linalg.transpose on buffers whose permutation moves the input's
+    last (contiguous) dim is tiled, with scf.for loops over subviews, along
+    its two loops that swap: the output's last dim and the one that reads
+    the input's last, `tile` elements each (the other dims are not tiled).
+    Untiled, the loop nest writes down the output's columns, a cache line
+    per element; a block of `tile` x `tile` keeps the lines it reads and
+    writes in L1 until they are used whole. A swapped dim of at most
+    `tile` stays whole in each block (the thread's tiles of
+    pdg-parallelize-large-ops are often a few rows wide); a transpose that
+    keeps the last dim last, or has at most `tile` along both, is left
+    alone. Runs on buffers, before convert-linalg-to-loops.
+  }];
+  let options = [
+    Option<"tile", "tile", "int64_t", /*default=*/"32",
+           "elements per block along each of the two swapped dims">,
+  ];
+  let statistics = [
+    Statistic<"numTiled", "num-tiled", "transposes tiled into blocks">,
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def PdgApproximateMath : Pass<"pdg-approximate-math"> {
   let summary = "Named math ops (log1p, exp, ...) as inline polynomials, not libm calls";
   let description = [{

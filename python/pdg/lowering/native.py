@@ -71,6 +71,13 @@ SPLIT_IN_LOOP_TILES = 8
 APPROXIMATE_MATH: tuple[str, ...] = ("log1p",)
 
 
+# Transposes that move the contiguous dim (the weights' W^T copies for the
+# input gradients, once per iteration) are copied in blocks of
+# TRANSPOSE_TILE x TRANSPOSE_TILE elements (pdg-tile-transposes); 0: as one
+# loop nest, whose stores go down the output's columns.
+TRANSPOSE_TILE = 16
+
+
 def _call_blas() -> tuple[int, int] | None:
     """pdg-call-blas's thresholds; None (no calls) without the library."""
     if blas_library() is None:
@@ -85,7 +92,7 @@ def code_settings() -> str:
     return (
         f"blas={_call_blas()} blas_lib={blas_library()} "
         f"split_in_loop={SPLIT_IN_LOOP_MIN_WORK},{SPLIT_IN_LOOP_TILES} "
-        f"approximate={','.join(APPROXIMATE_MATH)}"
+        f"approximate={','.join(APPROXIMATE_MATH)} transpose_tile={TRANSPOSE_TILE}"
     )
 
 
@@ -102,6 +109,7 @@ def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
             SPLIT_IN_LOOP_MIN_WORK,
             SPLIT_IN_LOOP_TILES,
             APPROXIMATE_MATH,
+            TRANSPOSE_TILE,
         ),
     )
     checks = index_checks(module)

@@ -88,6 +88,7 @@ def to_loops(
     split_in_loop: int = 65536,
     tiles_in_loop: int = 64,
     approximate: tuple[str, ...] = (),
+    transpose_tile: int = 0,
 ) -> str:
     """index_add (take's gradient) becomes a scatter. Products get their
     tiles, large ones sgemm calls (with `call_blas`:
@@ -99,7 +100,9 @@ def to_loops(
     body the driver calls in its parallel loops that is split into tiles
     (see native.SPLIT_IN_LOOP_MIN_WORK; -1: none), into at most
     `tiles_in_loop` tiles. `approximate`: math ops (exp, log, ...) that
-    become inline polynomials instead of libm calls. `check_indices=False`
+    become inline polynomials instead of libm calls. `transpose_tile`:
+    the block a transpose that moves the contiguous dim is copied in (0:
+    none). `check_indices=False`
     only to measure what the checks cost."""
     blas = ""
     if call_blas is not None:
@@ -111,7 +114,8 @@ def to_loops(
         "pdg-parallelize-large-ops{"
         f"min-work-in-loop={split_in_loop} tiles-in-loop={tiles_in_loop}}},"
         f"{blas}pdg-register-tile-contractions,"
-        "func.func(convert-linalg-to-loops)"
+        + (f"pdg-tile-transposes{{tile={transpose_tile}}}," if transpose_tile > 0 else "")
+        + "func.func(convert-linalg-to-loops)"
         + (f",pdg-approximate-math{{ops={','.join(approximate)}}}" if approximate else "")
         + (",pdg-check-indices" if check_indices else "")
     )

@@ -90,8 +90,9 @@ def blas_library() -> Path | None:
     $PDG_BLAS chooses: `mkl`, `openblas`, `none` (pdg's own kernels for
     every product), or `auto` (the default): oneMKL where the `mkl` extra is
     installed, else OpenBLAS. At a GRPO step's 32-row products MKL's sgemm
-    runs 1.3-1.9x OpenBLAS's (bench/RESULTS.md). The choice is made when a
-    program compiles; its library path goes into the program."""
+    runs 1.3-1.8x as fast as OpenBLAS's (bench/sgemm_libraries.py). The
+    choice is made when a program compiles; its library path goes into the
+    program."""
     choice = os.environ.get("PDG_BLAS", "auto").strip().lower() or "auto"
     if choice not in BLAS_CHOICES:
         raise ToolchainError(

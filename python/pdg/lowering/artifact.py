@@ -43,7 +43,7 @@ from .buffers import GROW_FROM
 from .gpu import kernels_ptx
 from .lower import lower_to_loops
 from .native import build_library, to_llvm
-from .toolchain import ToolchainError
+from .toolchain import ToolchainError, blas_library
 from .trampolines import grow_start_symbol, trampolines_source
 
 
@@ -95,6 +95,8 @@ def compile_module(
     (pdg.lowering.compile_cache)."""
     out = Path(out)
     check_output(out)  # before the work, not only when writing
+    with _toolchain_step("choose the BLAS"):  # $PDG_BLAS, read by the cache's key too
+        blas_library()
 
     def compile_into_out() -> Compiled:
         with deferred_interrupts() as interrupts:

@@ -200,7 +200,14 @@ def test_pdg_blas_chooses_the_library(tmp_path, monkeypatch):
         ("mkl", "PDG_BLAS=mkl, but oneMKL is not installed; install it with `pip install"),
     ],
 )
-def test_a_wrong_pdg_blas_is_a_clear_error(tmp_path, monkeypatch, setting, message):
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_wrong_pdg_blas_is_a_clear_error(tmp_path, monkeypatch, setting, message, cached):
+    """Refused before any work, with or without a compile cache (whose key
+    holds the library)."""
+    if cached:
+        monkeypatch.setenv("PDG_COMPILE_CACHE", str(tmp_path / "cache"))
+    else:
+        monkeypatch.delenv("PDG_COMPILE_CACHE", raising=False)
     monkeypatch.setenv("PDG_BLAS", setting)
     monkeypatch.setattr(toolchain, "mkl", lambda: None)
     with pytest.raises(CompileError, match=re.escape(message)):

@@ -23,8 +23,8 @@ from pdg.passes.pipelines import run_registered
 
 from .toolchain import ToolchainError, blas_library, c_runtime, linker, tool
 
-# Products from this size on call OpenBLAS's sgemm (pdg-call-blas) rather
-# than pdg's register micro-kernels, where the wheel is installed: the
+# Products from this size on call the BLAS's sgemm (pdg-call-blas;
+# toolchain.blas_library) rather than pdg's register micro-kernels: the
 # multiply-adds (m * n * k) of one call (a tile of the pool's, for a large
 # product), and its fewest rows and columns. Measured with bench/products.py
 # on 2 cores: below about 2^17 multiply-adds both take the same time.

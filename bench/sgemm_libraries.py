@@ -7,6 +7,12 @@ step's rows) and B the weights (K x N), row-major, operands warm.
 
     python bench/sgemm_libraries.py                 # gpt2-124m's weights, 8 and 32 rows
     python bench/sgemm_libraries.py --rows 4 32 256 --shapes 896x4864
+    python bench/sgemm_libraries.py --rows 32 --tiles 64 128 384   # MKL, as column tiles
+
+With --tiles, each product is instead made as calls of one library's
+(--library) sgemm on column tiles of B and C of each width given (as a
+program's thread tiles call it: B and C strided, A read whole by every
+call), and once whole; written to bench/results/sgemm-tiles.json.
 
 Prints GMAC/s (multiply-adds per second) per shape and library, the best
 of --repeats timings of --calls calls each, and writes
@@ -30,8 +36,9 @@ ROW_MAJOR, NO_TRANS, PACKED, B_MATRIX = 101, 111, 151, 162
 SEQUENTIAL = 1  # MKL_THREADING_SEQUENTIAL
 
 
-def libraries() -> dict:
-    """name -> f(a, b, c, m, n, k) adding a @ b to c; where installed."""
+def cblas_sgemms() -> dict:
+    """name -> the library's cblas_sgemm (all 14 arguments, row-major
+    flags as cblas takes them), set to one thread; where installed."""
     from pdg.lowering.toolchain import mkl, openblas
 
     i, f, p = ctypes.c_int, ctypes.c_float, ctypes.c_void_p
@@ -41,27 +48,34 @@ def libraries() -> dict:
         ob = ctypes.CDLL(str(openblas()))
         ob.scipy_openblas_set_num_threads(1)
         ob.scipy_cblas_sgemm.argtypes = sgemm_types
-
-        def openblas_sgemm(a, b, c, m, n, k):
-            pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
-            operands = (m, n, k, 1.0, pa, k, pb, n, 1.0, pc, n)
-            ob.scipy_cblas_sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, *operands)
-
-        found["openblas"] = openblas_sgemm
+        found["openblas"] = ob.scipy_cblas_sgemm
     if mkl() is not None:
         rt = ctypes.CDLL(str(mkl()))
         rt.MKL_Set_Threading_Layer(SEQUENTIAL)
         rt.cblas_sgemm.argtypes = sgemm_types
+        found["mkl"] = rt.cblas_sgemm
+    return found
+
+
+def libraries() -> dict:
+    """name -> f(a, b, c, m, n, k) adding a @ b to c; where installed."""
+    from pdg.lowering.toolchain import mkl
+
+    found = {}
+    for name, sgemm in cblas_sgemms().items():
+
+        def plain(a, b, c, m, n, k, sgemm=sgemm):
+            pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
+            sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, m, n, k, 1.0, pa, k, pb, n, 1.0, pc, n)
+
+        found[name] = plain
+    if mkl() is not None:
+        i, f, p = ctypes.c_int, ctypes.c_float, ctypes.c_void_p
+        rt = ctypes.CDLL(str(mkl()))  # the same handle cblas_sgemms opened
         rt.cblas_sgemm_pack_get_size.restype = ctypes.c_size_t
         rt.cblas_sgemm_pack_get_size.argtypes = [i] * 4
         rt.cblas_sgemm_pack.argtypes = [i] * 6 + [f, p, i, p]
         rt.cblas_sgemm_compute.argtypes = [i] * 6 + [p, i, p, i, f, p, i]
-
-        def mkl_sgemm(a, b, c, m, n, k):
-            pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
-            operands = (m, n, k, 1.0, pa, k, pb, n, 1.0, pc, n)
-            rt.cblas_sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, *operands)
-
         packs = {}
 
         def mkl_packed(a, b, c, m, n, k):
@@ -76,9 +90,29 @@ def libraries() -> dict:
             operands = (m, n, k, a.ctypes.data, k, packs[key][1], n, 1.0, c.ctypes.data, n)
             rt.cblas_sgemm_compute(ROW_MAJOR, NO_TRANS, PACKED, *operands)
 
-        found["mkl"] = mkl_sgemm
         found["mkl-packed"] = mkl_packed
     return found
+
+
+def by_column_tiles(sgemm, a, b, c, m: int, n: int, k: int, width: int) -> None:
+    """c += a @ b as one call of `sgemm` (cblas_sgemms) per `width` columns."""
+    for j in range(0, n, width):
+        cols = min(width, n - j)
+        pb, pc = b.ctypes.data + 4 * j, c.ctypes.data + 4 * j
+        sgemm(ROW_MAJOR, NO_TRANS, NO_TRANS, m, cols, k, 1.0, a.ctypes.data, k, pb, n, 1.0, pc, n)
+
+
+def tile_runners(sgemm, widths: list[int]) -> dict:
+    """width -> f(a, b, c, m, n, k) adding a @ b to c by column tiles of
+    that width, and "whole": one call."""
+
+    def tiles_of(width: int | None):
+        def run(a, b, c, m, n, k):
+            by_column_tiles(sgemm, a, b, c, m, n, k, width or n)
+
+        return run
+
+    return {str(width): tiles_of(width) for width in widths} | {"whole": tiles_of(None)}
 
 
 def timed(run, calls: int, repeats: int) -> float:
@@ -98,9 +132,18 @@ def main() -> None:
     parser.add_argument("--shapes", nargs="+", default=SHAPES, help="KxN of the weights")
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "sgemm-libraries.json")
+    parser.add_argument("--tiles", type=int, nargs="+", help="column tile widths to time")
+    parser.add_argument("--library", choices=("mkl", "openblas"), default="mkl")
+    parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    found = libraries()
+    default = "sgemm-tiles.json" if args.tiles else "sgemm-libraries.json"
+    args.out = args.out or HERE / "results" / default
+    if args.tiles:
+        if args.library not in cblas_sgemms():
+            raise SystemExit(f"sgemm_libraries: {args.library} is not installed")
+        found = tile_runners(cblas_sgemms()[args.library], args.tiles)
+    else:
+        found = libraries()
     if not found:
         raise SystemExit("sgemm_libraries: neither OpenBLAS nor oneMKL is installed")
     rng = np.random.default_rng(0)
@@ -124,7 +167,8 @@ def main() -> None:
             rates = " ".join(f"{row[name]:11.1f}" for name in found)
             print(f"{m:5d} {shape:>10} {rates}   load {row['load']:.1f}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"results": results}, indent=1) + "\n")
+    what = {"library": args.library, "tiles": args.tiles} if args.tiles else {}
+    args.out.write_text(json.dumps({**what, "results": results}, indent=1) + "\n")
     print(f"wrote {args.out}")
 
 

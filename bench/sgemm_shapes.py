@@ -2,24 +2,27 @@
 products run with few rows (each call packs its slice of the weight, so a
 product of 4 or 32 rows costs about as much packing as one of 300).
 
-A perf uprobe on OpenBLAS's cblas_sgemm (compile the program with
-PDG_BLAS=openblas where the mkl extra is installed) records each call's
-arguments (x86-64: order, transA, transB, M, N, K arrive in rdi, rsi, rdx,
-rcx, r8, r9); this script reads them back and counts each (M, N, K, transposes)
-per call of the program:
+A perf uprobe on the library's cblas_sgemm records each call's arguments
+(x86-64: order, transA, transB, M, N, K arrive in rdi, rsi, rdx, rcx, r8,
+r9); this script reads them back and counts each (M, N, K, transposes) per
+call of the program. With oneMKL (the `mkl` extra; PDG_BLAS=auto or mkl):
 
-    lib=$(python -c "import scipy_openblas32 as s, glob; \\
-        print(glob.glob(s.get_lib_dir() + '/libscipy_openblas*.so')[0])")
-    perf probe -x $lib 'scipy_cblas_sgemm M=%cx:s32 N=%r8:s32 K=%r9:s32 TA=%si:s32 TB=%dx:s32'
-    perf record -e probe_libscipy_openblas:scipy_cblas_sgemm -o sgemm.data \\
+    lib=$(python -c "from pdg.lowering.toolchain import mkl; print(mkl())")
+    perf probe -x $lib 'cblas_sgemm M=%cx:s32 N=%r8:s32 K=%r9:s32 TA=%si:s32 TB=%dx:s32'
+    perf record -e probe_libmkl_rt:cblas_sgemm -o sgemm.data \\
         python bench/grpo_calls.py --one --config gpt2-124m --prompts 4 --group 8 \\
         --new-tokens 8 --cache DIR --calls 3
     python bench/sgemm_shapes.py sgemm.data --calls 3
 
+With OpenBLAS (a program compiled with PDG_BLAS=openblas), probe
+`scipy_cblas_sgemm` in the library `toolchain.openblas()` names, record
+`probe_libscipy_openblas:scipy_cblas_sgemm`, and pass --library openblas
+with --time.
+
 Prints calls per program call and the multiply-adds they did, by shape,
 most calls first, and the totals by M (the rows of the product's tile).
-With --time, each shape is also timed alone on one thread (the library
-called through ctypes, its operands warm in the cache, so a lower bound
+With --time, each shape is also timed alone on one thread (--library's
+sgemm called through ctypes, its operands warm in the cache, so a lower bound
 on what the program's calls cost), with the seconds per program call.
 """
 
@@ -55,29 +58,23 @@ def count(lines) -> collections.Counter:
 
 
 @functools.cache
-def one_thread_sgemm():
-    """The wheel's cblas_sgemm, its library set to one thread."""
-    import ctypes
-    import glob
+def one_thread_sgemm(library: str):
+    """`library`'s cblas_sgemm (sgemm_libraries), on one thread."""
+    from sgemm_libraries import cblas_sgemms
 
-    import scipy_openblas32
-
-    library = ctypes.CDLL(glob.glob(scipy_openblas32.get_lib_dir() + "/libscipy_openblas*.so")[0])
-    library.scipy_openblas_set_num_threads(1)
-    sgemm = library.scipy_cblas_sgemm
-    matrix = [ctypes.c_void_p, ctypes.c_int]  # a pointer and its leading dim
-    sgemm.argtypes = [ctypes.c_int] * 6 + [ctypes.c_float, *matrix, *matrix]
-    sgemm.argtypes += [ctypes.c_float, *matrix]  # beta, C
-    return sgemm
+    found = cblas_sgemms()
+    if library not in found:
+        raise SystemExit(f"sgemm_shapes: {library} is not installed (have: {', '.join(found)})")
+    return found[library]
 
 
-def time_alone(m: int, n: int, k: int, ta: bool, tb: bool) -> float:
-    """Seconds per sgemm call of this shape, on one thread."""
+def time_alone(library: str, m: int, n: int, k: int, ta: bool, tb: bool) -> float:
+    """Seconds per call of `library`'s sgemm at this shape, on one thread."""
     import time
 
     import numpy as np
 
-    sgemm = one_thread_sgemm()
+    sgemm = one_thread_sgemm(library)
     rng = np.random.default_rng(0)
     a = rng.random((k, m) if ta else (m, k), np.float32)
     b = rng.random((n, k) if tb else (k, n), np.float32)
@@ -99,13 +96,18 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=1, help="program calls the record holds")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--time", action="store_true", help="time each shape alone, one thread")
+    parser.add_argument(
+        "--library", choices=("mkl", "openblas"), default="mkl", help="whose sgemm --time calls"
+    )
     args = parser.parse_args()
     counts = shapes(args.perf_data)
     if not counts:
         raise SystemExit(f"{args.perf_data}: no sgemm probe records (see this script's docstring)")
     seconds = dict.fromkeys(counts, 0.0)
     if args.time:
-        seconds = {shape: time_alone(*shape) * n / args.calls for shape, n in counts.items()}
+        seconds = {
+            shape: time_alone(args.library, *shape) * n / args.calls for shape, n in counts.items()
+        }
     print(f"{'M':>6} {'N':>6} {'K':>6} {'A^T':>4} {'B^T':>4} {'calls':>8} {'GMAC':>8} {'ms':>8}")
     for shape, calls in counts.most_common(args.top):
         m, n, k, ta, tb = shape

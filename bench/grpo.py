@@ -39,6 +39,7 @@ cores and none of the three uses NumPy's BLAS for its work.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
 import json
 import os
@@ -291,6 +292,26 @@ def summary(gen, refs, upd) -> dict:
     }
 
 
+def set_native(setting: str) -> None:
+    """Sets one of pdg.lowering.native's code settings (NAME=VALUE, the
+    value a Python literal of the setting's type), for an A/B of a compile
+    choice; ValueError for an unknown name or a value of another type."""
+    from pdg.lowering import native
+
+    name, _, text = setting.partition("=")
+    if name not in native.CODE_SETTINGS:
+        known = ", ".join(native.CODE_SETTINGS)
+        raise ValueError(f"{name!r} is not one of pdg.lowering.native's settings ({known})")
+    old = getattr(native, name)
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        raise ValueError(f"{text!r} is not a Python literal") from None
+    if type(value) is not type(old):
+        raise ValueError(f"{name} is of type {type(old).__name__}, not {type(value).__name__}")
+    setattr(native, name, value)
+
+
 def run_fresh(impl: str, args) -> dict | None:
     """One implementation in a new process; None when TRL is not installed."""
     if impl == "trl" and importlib.util.find_spec("trl") is None:
@@ -298,6 +319,7 @@ def run_fresh(impl: str, args) -> dict | None:
         return None
     cmd = [sys.executable, __file__, "--impl", impl] + ["--vectorize"] * args.vectorize
     cmd += setting_flags(args, SETTINGS)
+    cmd += [f"--native={setting}" for setting in args.native]
     env = os.environ | {"OPENBLAS_NUM_THREADS": "1"}
 
     def run(extra: list) -> dict:
@@ -387,9 +409,22 @@ def main() -> None:
         help="pdg: compile into --cache and stop (no timed runs, no results file)",
     )
     parser.add_argument("--sweep", help="response lengths to run each at, e.g. 4,8,16,32")
+    parser.add_argument(
+        "--native",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="pdg: compile with a setting of pdg.lowering.native changed, e.g. "
+        "TRANSPOSE_TILE=0 (repeatable; part of the compile cache's key)",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     resolve_setting_args(parser, args)
+    for setting in args.native:
+        try:
+            set_native(setting)
+        except ValueError as e:
+            parser.error(f"--native {setting}: {e}")
     if args.impl:
         run = {
             "pdg": run_pdg,

@@ -251,7 +251,15 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     (allocated and zeroed before the loop), and the partials are then
     added to the output in tile order. Only where those partials hold at
     most 1/8 of B's elements; where the rows are known only at run time,
-    that is checked there, and the op is cut along n otherwise.
+    that is checked there, and the op is cut along n otherwise. With
+    `blas-tiles` > 0, an f32 product whose tiles pdg-call-blas (given the
+    same `blas-min-flops` and `blas-min-dim`) will turn into sgemm calls,
+    their rows and columns known here (a summed extent known only at run
+    time counts as 64), is cut into at most `blas-tiles` tiles
+    (along the loop chosen as for any op, never the summed one), in and
+    outside the driver's loop:
+    each tile is one call, and sgemm runs a few wide calls faster than
+    many narrow ones, each of which reads all of A again.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"65536",
@@ -259,10 +267,17 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     Option<"minWorkInLoop", "min-work-in-loop", "int64_t", /*default=*/"65536",
            "the same in a body the driver calls in a parallel loop (-1: never split there)">,
     Option<"tilesInLoop", "tiles-in-loop", "int64_t", /*default=*/"64",
-           "the most tiles an op in such a body is cut into">
+           "the most tiles an op in such a body is cut into">,
+    Option<"blasTiles", "blas-tiles", "int64_t", /*default=*/"0",
+           "the most tiles of a product that calls sgemm (0: as any other op)">,
+    Option<"blasMinFlops", "blas-min-flops", "int64_t", /*default=*/"131072",
+           "pdg-call-blas's min-flops, to tell which products call sgemm">,
+    Option<"blasMinDim", "blas-min-dim", "int64_t", /*default=*/"2",
+           "pdg-call-blas's min-dim, likewise">
   ];
   let statistics = [
-    Statistic<"numSplit", "split", "linalg ops split into tiles">
+    Statistic<"numSplit", "split", "linalg ops split into tiles">,
+    Statistic<"numBlasSplit", "blas", "products cut into blas-tiles tiles (they call sgemm)">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",

@@ -340,8 +340,15 @@ struct ParallelizeLargeOps
         return signalPassFailure();
     }
     for (linalg::LinalgOp op : ops) {
+      // A product that calls sgemm: its tiles along n, with no partial
+      // outputs to zero and add (sgemm reads B well in either direction).
+      bool blas = callsBlas(op);
+      numBlasSplit += blas;
+      auto cut = [&](int64_t tiles) {
+        return blas ? splitColumns(rewriter, op, blasTiles) : split(rewriter, op, tiles);
+      };
       if (!calledInDriverLoop(op)) {
-        split(rewriter, op, kTiles);
+        cut(kTiles);
         continue;
       }
       // In a body of the driver's loop the tiles split one sequence's
@@ -351,10 +358,57 @@ struct ParallelizeLargeOps
       // (pdg_ops_split, a function of the points alone); else the op runs
       // whole, as it was.
       scf::IfOp choice = splitOrWhole(rewriter, op, opsSplit);
-      if (split(rewriter, op, std::max<int64_t>(tilesInLoop, 1)))
+      if (cut(std::max<int64_t>(tilesInLoop, 1)))
         continue;
       unwrap(rewriter, choice, op); // one tile: no choice to make
     }
+  }
+
+  /// True if pdg-call-blas, run after this pass with the same thresholds,
+  /// makes `op`'s tiles calls of sgemm: a product of f32 buffers whose
+  /// tiles' rows and columns (known here) reach `blas-min-dim` and whose
+  /// multiply-adds per batch point reach `blas-min-flops` (a summed extent
+  /// known only at run time counted as kDynamicGuess: a weight's gradient
+  /// over the steps). Tiles below that run pdg's kernels, better in many
+  /// small tiles.
+  /// Rows known only at run time may be a few (decode at a small batch),
+  /// which pdg's kernels take, in tiles of their own. Its tiles are then
+  /// `blas-tiles`: each is one call, and sgemm runs a few wide calls faster
+  /// than many narrow ones, each of which reads all of A again.
+  bool callsBlas(linalg::LinalgOp op) const {
+    if (blasTiles <= 0 || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+      return false;
+    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (generic ? !pdg::isMultiplyAdd(generic) : !isa<linalg::ContractionOpInterface>(*op))
+      return false;
+    for (Value v : op->getOperands()) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      if (!type || !type.getElementType().isF32())
+        return false;
+    }
+    std::optional<unsigned> cut = splitLoop(op);
+    if (!cut)
+      return false;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    // The sizes of one tile (the largest), which each call must reach.
+    int64_t m = 1, n = 1, k = 1;
+    for (unsigned d = 0; d < op.getNumLoops(); ++d) {
+      bool inA = maps[0].isFunctionOfDim(d), inB = maps[1].isFunctionOfDim(d);
+      bool summed = !maps[2].isFunctionOfDim(d);
+      if (ShapedType::isDynamic(ranges[d]) && !summed)
+        return false;
+      int64_t extent = ShapedType::isDynamic(ranges[d]) ? kDynamicGuess : ranges[d];
+      if (d == *cut)
+        extent = std::min(extent, tileSize(extent, alignment(op, d), blasTiles));
+      if (summed)
+        k *= extent;
+      else if (inA && !inB)
+        m *= extent;
+      else if (inB && !inA)
+        n *= extent;
+    }
+    return m >= blasMinDim && n >= blasMinDim && m * n * k >= blasMinFlops;
   }
 
   /// Splits `op` into at most `tiles` tiles: along its summed loop where it

@@ -103,3 +103,32 @@ def test_the_driver_passes_the_vocabulary_to_its_runs(tmp_path):
     result = json.loads(out.read_text())
     assert result["config"]["vocab"] == 64
     assert result["runs"][0]["torch"]["ms_per_iteration"] > 0
+
+
+def test_native_sets_a_code_setting_and_refuses_others(monkeypatch):
+    """--native NAME=VALUE (an A/B of a compile choice) sets one of
+    pdg.lowering.native's code settings, which the compile cache's key
+    reads; another name, or a value of another type, is refused."""
+    import grpo
+    from pdg.lowering import native
+
+    monkeypatch.setattr(native, "TRANSPOSE_TILE", native.TRANSPOSE_TILE)
+    grpo.set_native("TRANSPOSE_TILE=0")
+    assert native.TRANSPOSE_TILE == 0
+    assert "TRANSPOSE_TILE=0" in native.code_settings()
+    with pytest.raises(ValueError, match="'blas_library' is not one of"):
+        grpo.set_native("blas_library=None")
+    with pytest.raises(ValueError, match="TRANSPOSE_TILE is of type int, not str"):
+        grpo.set_native("TRANSPOSE_TILE='16'")
+    with pytest.raises(ValueError, match="is not a Python literal"):
+        grpo.set_native("BLAS_TILES=four")
+
+
+def test_a_bad_native_setting_is_a_usage_error():
+    done = subprocess.run(
+        [sys.executable, str(BENCH / "grpo.py"), "--native", "NOPE=1", "--compile-only"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "--native NOPE=1: 'NOPE' is not one of pdg.lowering.native's settings" in done.stderr

@@ -9,6 +9,7 @@ allocation goes through the counting allocator of pdg's C runtime
 
 from __future__ import annotations
 
+import os
 import platform
 import subprocess
 import tempfile
@@ -39,6 +40,17 @@ from .toolchain import ToolchainError, blas_library, c_runtime, linker, tool
 BLAS_MIN_FLOPS = 1 << 17
 BLAS_MIN_DIM = 9
 BLAS_HELPER = "pdg_blas_sgemm"
+# A product that calls sgemm is cut into at most BLAS_TILES tiles for the
+# pool's threads (pdg-parallelize-large-ops' blas-tiles), each one call:
+# sgemm runs a few wide calls faster than many narrow ones (each reads all
+# of A again, and B in short runs). Two per core of the compiling machine,
+# so that a thread held up elsewhere leaves the others work; the number is
+# in the compile cache's key, and a program's results do not depend on the
+# threads it runs on. A GRPO call at gpt2-124m on 2 cores took about
+# 0.95x the time (0.83-1.02x over three runs) of the tiles of any other op
+# (64 columns, or 128-384 in a body of the driver's loop), at small-bpe
+# 0.91x (bench/RESULTS.md). 0: as any other op.
+BLAS_TILES = 2 * len(os.sched_getaffinity(0))
 
 # Ops in a body the driver calls inside its parallel loop over the
 # sequences are split into tiles from SPLIT_IN_LOOP_MIN_WORK points on,
@@ -85,15 +97,23 @@ def _call_blas() -> tuple[int, int] | None:
     return BLAS_MIN_FLOPS, BLAS_MIN_DIM
 
 
+# The module settings above that change the code a compile emits.
+CODE_SETTINGS = (
+    "BLAS_MIN_FLOPS",
+    "BLAS_MIN_DIM",
+    "BLAS_TILES",
+    "SPLIT_IN_LOOP_MIN_WORK",
+    "SPLIT_IN_LOOP_TILES",
+    "APPROXIMATE_MATH",
+    "TRANSPOSE_TILE",
+)
+
+
 def code_settings() -> str:
-    """The settings of this module that change the code a compile emits,
-    read now (a test or a benchmark sets them between compiles): part of
-    the compile cache's key."""
-    return (
-        f"blas={_call_blas()} blas_lib={blas_library()} "
-        f"split_in_loop={SPLIT_IN_LOOP_MIN_WORK},{SPLIT_IN_LOOP_TILES} "
-        f"approximate={','.join(APPROXIMATE_MATH)} transpose_tile={TRANSPOSE_TILE}"
-    )
+    """CODE_SETTINGS and the BLAS library, read now (a test or a benchmark
+    sets them between compiles): part of the compile cache's key."""
+    values = " ".join(f"{name}={globals()[name]!r}" for name in CODE_SETTINGS)
+    return f"blas_lib={blas_library()} {values}"
 
 
 def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
@@ -106,6 +126,7 @@ def to_llvm(module: ir.Module, check_indices: bool = True) -> list[dict]:
         pipelines.to_loops(
             check_indices,
             _call_blas(),
+            BLAS_TILES,
             SPLIT_IN_LOOP_MIN_WORK,
             SPLIT_IN_LOOP_TILES,
             APPROXIMATE_MATH,

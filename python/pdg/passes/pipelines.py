@@ -85,6 +85,7 @@ def to_ptx(chip: str, features: str) -> str:
 def to_loops(
     check_indices: bool = True,
     call_blas: tuple[int, int] | None = None,
+    blas_tiles: int = 0,
     split_in_loop: int = 65536,
     tiles_in_loop: int = 64,
     approximate: tuple[str, ...] = (),
@@ -93,7 +94,8 @@ def to_loops(
     """index_add (take's gradient) becomes a scatter. Products get their
     tiles, large ones sgemm calls (with `call_blas`:
     the fewest multiply-adds and rows/columns of a call; see
-    native.BLAS_MIN_FLOPS) and the rest register micro-kernels, then linalg
+    native.BLAS_MIN_FLOPS), cut into at most `blas_tiles` tiles (0: as
+    any other op), and the rest register micro-kernels, then linalg
     becomes loops. Gathers are plain loads from here, and those at indices
     from data get a bounds check (whose sites native.index_checks reads
     back before TO_LLVM). `split_in_loop`: the fewest points of an op in a
@@ -104,15 +106,17 @@ def to_loops(
     the block a transpose that moves the contiguous dim is copied in (0:
     none). `check_indices=False`
     only to measure what the checks cost."""
-    blas = ""
+    blas = blas_split = ""
     if call_blas is not None:
         min_flops, min_dim = call_blas
-        blas = f"pdg-call-blas{{min-flops={min_flops} min-dim={min_dim}}},"
+        thresholds = f"min-flops={min_flops} min-dim={min_dim}"
+        blas = f"pdg-call-blas{{{thresholds}}},"
+        blas_split = f" blas-tiles={blas_tiles} blas-{thresholds.replace(' ', ' blas-')}"
     return (
         # take's gradient as a scatter before anything tiles it as a dense op.
         "pdg-scatter-index-adds,pdg-copies-to-linalg,"
         "pdg-parallelize-large-ops{"
-        f"min-work-in-loop={split_in_loop} tiles-in-loop={tiles_in_loop}}},"
+        f"min-work-in-loop={split_in_loop} tiles-in-loop={tiles_in_loop}{blas_split}}},"
         f"{blas}pdg-register-tile-contractions,"
         + (f"pdg-tile-transposes{{tile={transpose_tile}}}," if transpose_tile > 0 else "")
         + "func.func(convert-linalg-to-loops)"

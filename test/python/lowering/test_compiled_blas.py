@@ -142,6 +142,43 @@ def test_the_threshold_decides(tmp_path, monkeypatch):
     assert_close(got, expected, k)
 
 
+def fixed_product(rows: int, k: int, n: int):
+    """y = x @ w with every size known when compiling: one body call,
+    whose product pdg-parallelize-large-ops cuts for the pool."""
+    prog = pf.Program("fixed_product")
+    x = prog.input("x", (rows, k), "f32")
+    w = prog.input("w", (k, n), "f32")
+    prog.output("y", pf.matmul(x, w).named("y"))
+    return prog
+
+
+@pytest.mark.parametrize(
+    "tiles, expected_calls",
+    [
+        (2, 2),  # BLAS_TILES: two halves of 1536 columns, one sgemm call each
+        (3, 3),  # ceil(3072 / 3) = 1024, a multiple of 64
+        (0, 48),  # as any other op: 64 columns a tile
+    ],
+)
+def test_a_product_that_calls_sgemm_is_cut_into_blas_tiles(
+    tmp_path, monkeypatch, tiles, expected_calls
+):
+    """A product whose sizes are known and reach the thresholds is cut
+    into at most native.BLAS_TILES tiles for the pool, each one sgemm call
+    (the library runs a few wide calls faster than many narrow ones)."""
+    rows, k, n = 32, 768, 3072
+    monkeypatch.setattr(native, "BLAS_TILES", tiles)
+    path = tmp_path / "fixed.pdgx"
+    compile_module(fixed_product(rows, k, n).build(), path, gpu=False)
+    program = pdg.runtime.load(path)
+    rng = np.random.default_rng(tiles)
+    x = rng.standard_normal((rows, k)).astype(np.float32)
+    w = rng.standard_normal((k, n)).astype(np.float32)
+    got = np.asarray(program.run({"x": x, "w": w}, {}).outputs["y"])
+    assert calls(program) == expected_calls
+    assert_close(got, x.astype(np.float64) @ w.astype(np.float64), k)
+
+
 def test_the_blas_runs_on_the_calling_thread(tmp_path, library):
     """pdg's pool runs the tiles; the BLAS must not start its own threads
     under each one."""

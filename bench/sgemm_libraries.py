@@ -139,9 +139,10 @@ def main() -> None:
     default = "sgemm-tiles.json" if args.tiles else "sgemm-libraries.json"
     args.out = args.out or HERE / "results" / default
     if args.tiles:
-        if args.library not in cblas_sgemms():
+        sgemm = cblas_sgemms().get(args.library)
+        if sgemm is None:
             raise SystemExit(f"sgemm_libraries: {args.library} is not installed")
-        found = tile_runners(cblas_sgemms()[args.library], args.tiles)
+        found = tile_runners(sgemm, args.tiles)
     else:
         found = libraries()
     if not found:

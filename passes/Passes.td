@@ -276,8 +276,7 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
            "pdg-call-blas's min-dim, likewise">
   ];
   let statistics = [
-    Statistic<"numSplit", "split", "linalg ops split into tiles">,
-    Statistic<"numBlasSplit", "blas", "products cut into blas-tiles tiles (they call sgemm)">
+    Statistic<"numSplit", "split", "linalg ops split into tiles">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect", "::mlir::affine::AffineDialect",

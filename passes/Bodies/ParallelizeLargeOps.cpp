@@ -343,7 +343,6 @@ struct ParallelizeLargeOps
       // A product that calls sgemm: its tiles along n, with no partial
       // outputs to zero and add (sgemm reads B well in either direction).
       bool blas = callsBlas(op);
-      numBlasSplit += blas;
       auto cut = [&](int64_t tiles) {
         return blas ? splitColumns(rewriter, op, blasTiles) : split(rewriter, op, tiles);
       };
@@ -365,16 +364,13 @@ struct ParallelizeLargeOps
   }
 
   /// True if pdg-call-blas, run after this pass with the same thresholds,
-  /// makes `op`'s tiles calls of sgemm: a product of f32 buffers whose
-  /// tiles' rows and columns (known here) reach `blas-min-dim` and whose
-  /// multiply-adds per batch point reach `blas-min-flops` (a summed extent
-  /// known only at run time counted as kDynamicGuess: a weight's gradient
-  /// over the steps). Tiles below that run pdg's kernels, better in many
-  /// small tiles.
-  /// Rows known only at run time may be a few (decode at a small batch),
-  /// which pdg's kernels take, in tiles of their own. Its tiles are then
-  /// `blas-tiles`: each is one call, and sgemm runs a few wide calls faster
-  /// than many narrow ones, each of which reads all of A again.
+  /// turns the `blas-tiles` tiles of `op` into sgemm calls: a product of
+  /// f32 buffers whose tile's rows and columns (known here) reach
+  /// `blas-min-dim` and whose multiply-adds per batch point reach
+  /// `blas-min-flops` (a summed extent known only at run time counts as
+  /// kDynamicGuess: a weight's gradient over the steps). Rows known only
+  /// at run time may be a few (decode at a small batch), and tiles below
+  /// the thresholds run pdg's kernels: both keep the tiles of any op.
   bool callsBlas(linalg::LinalgOp op) const {
     if (blasTiles <= 0 || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
       return false;

@@ -109,9 +109,10 @@ def to_loops(
     blas = blas_split = ""
     if call_blas is not None:
         min_flops, min_dim = call_blas
-        thresholds = f"min-flops={min_flops} min-dim={min_dim}"
-        blas = f"pdg-call-blas{{{thresholds}}},"
-        blas_split = f" blas-tiles={blas_tiles} blas-{thresholds.replace(' ', ' blas-')}"
+        blas = f"pdg-call-blas{{min-flops={min_flops} min-dim={min_dim}}},"
+        blas_split = (
+            f" blas-tiles={blas_tiles} blas-min-flops={min_flops} blas-min-dim={min_dim}"
+        )
     return (
         # take's gradient as a scatter before anything tiles it as a dense op.
         "pdg-scatter-index-adds,pdg-copies-to-linalg,"

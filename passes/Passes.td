@@ -195,7 +195,10 @@ def PdgCallBlas : Pass<"pdg-call-blas", "::mlir::ModuleOp"> {
     call for, and declines (returns 0) when no dim of one is contiguous or
     the library is missing at run time. A product too small, or declined,
     runs the op as it was; one whose static sizes are too small is left
-    alone.
+    alone. A `linalg.fill` of +0.0 into exactly the op's output right before
+    it (how a product's output starts) runs only on that path: the call
+    passes `overwrite` = 1 and sgemm writes C with beta = 0, never reading
+    it, so C is written once instead of zeroed and read back.
   }];
   let options = [
     Option<"minFlops", "min-flops", "int64_t", /*default=*/"131072",
@@ -259,7 +262,14 @@ def PdgParallelizeLargeOps : Pass<"pdg-parallelize-large-ops", "::mlir::ModuleOp
     (along the loop chosen as for any op, never the summed one), in and
     outside the driver's loop:
     each tile is one call, and sgemm runs a few wide calls faster than
-    many narrow ones, each of which reads all of A again.
+    many narrow ones, each of which reads all of A again. A `linalg.fill`
+    of the op's output right before it (a product's zeros, a maximum's
+    -inf) goes with the op: cut along a loop that indexes the output, each
+    tile fills its own part just before computing it (in parallel, and in
+    the caches when the tile reads it; pdg-call-blas then drops a fill of
+    zeros), and the op's whole copy in a body of the driver's loop keeps
+    its fill before it. Cut along the summed loop, or where the op reads
+    its own output, the fill stays whole.
   }];
   let options = [
     Option<"minWork", "min-work", "int64_t", /*default=*/"65536",

@@ -17,6 +17,11 @@
 // the op runs as it was (and is register-tiled later). Sizes known here to
 // be too small leave the op alone.
 //
+// A fill of zeros into C right before the product (how a product's output
+// starts) is dropped where the call is made: sgemm writes C with beta = 0
+// instead of adding to it, so C is written once, not zeroed and then read
+// back. The fill moves into the path that runs the op.
+//
 //===----------------------------------------------------------------------===//
 
 #include "MultiplyAdd.h"
@@ -29,6 +34,7 @@
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::pdg {
@@ -114,8 +120,22 @@ std::optional<Product> match(linalg::GenericOp op) {
   return p;
 }
 
+/// The fill of +0.0 into exactly `op`'s output right before it, if any:
+/// the product then overwrites C (see the file's comment).
+linalg::FillOp zeroFillBefore(linalg::GenericOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() ||
+      fill.getDpsInitOperand(0)->get() != op.getDpsInitOperand(0)->get())
+    return nullptr;
+  FloatAttr value;
+  if (!matchPattern(fill.getDpsInputOperand(0)->get(), m_Constant(&value)) ||
+      !value.getValue().isPosZero())
+    return nullptr;
+  return fill;
+}
+
 /// func.func private @pdg_blas_sgemm(i64 m, i64 n, i64 k, then for A, B
-/// and C: ptr, i64 offset, i64 stride, i64 stride) -> i32.
+/// and C: ptr, i64 offset, i64 stride, i64 stride; i32 overwrite) -> i32.
 func::FuncOp declareHelper(ModuleOp module) {
   if (auto fn = module.lookupSymbol<func::FuncOp>(kHelper))
     return fn;
@@ -124,6 +144,7 @@ func::FuncOp declareHelper(ModuleOp module) {
   SmallVector<Type> params = {i64, i64, i64};
   for (int i = 0; i < 3; ++i)
     params.append({ptr, i64, i64, i64});
+  params.push_back(b.getI32Type());
   auto fn = func::FuncOp::create(b, module.getLoc(), kHelper,
                                  b.getFunctionType(params, {b.getI32Type()}));
   fn.setPrivate();
@@ -193,6 +214,7 @@ struct CallBlas : mlir::pdg::impl::PdgCallBlasBase<CallBlas> {
 
   void rewrite(IRRewriter &b, linalg::GenericOp op, const Product &p, func::FuncOp helper) {
     Location loc = op.getLoc();
+    linalg::FillOp zeros = zeroFillBefore(op);
     b.setInsertionPoint(op);
     SmallVector<Range> loops = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
     auto size = [&](unsigned d) { return getValueOrCreateConstantIndexOp(b, loc, loops[d].size); };
@@ -263,7 +285,9 @@ struct CallBlas : mlir::pdg::impl::PdgCallBlasBase<CallBlas> {
       b.setInsertionPointToStart(&tryCall.getThenRegion().front());
       // One call per batch point, its offsets moved along the batch loops.
       // The helper accepts or declines by layout alone, the same at every
-      // point: `done` is whether all were made.
+      // point: `done` is whether all were made (where one was not, the
+      // fallback fills and computes all of C again).
+      Value overwrite = arith::ConstantIntOp::create(b, loc, zeros ? 1 : 0, 32);
       SmallVector<Value> offsets;
       for (unsigned i = 0; i < 3; ++i)
         offsets.push_back(meta[i].getOffset());
@@ -275,6 +299,7 @@ struct CallBlas : mlir::pdg::impl::PdgCallBlasBase<CallBlas> {
           for (unsigned i = 0; i < 3; ++i)
             args.append({pointers[i], toI64(at[i]), toI64(strides[2 * i]),
                          toI64(strides[2 * i + 1])});
+          args.push_back(overwrite);
           Value made = func::CallOp::create(b, loc, helper, args).getResult(0);
           Value zero32 = arith::ConstantIntOp::create(b, loc, 0, 32);
           Value madeI1 =
@@ -296,11 +321,13 @@ struct CallBlas : mlir::pdg::impl::PdgCallBlasBase<CallBlas> {
       };
       scf::YieldOp::create(b, loc, ValueRange{nest(0, offsets, ok)});
     }
-    // Not called, or declined: the op as it was.
+    // Not called, or declined: the op as it was (after its fill).
     Value notDone = arith::XOrIOp::create(b, loc, tryCall.getResult(0),
                                           arith::ConstantIntOp::create(b, loc, 1, 1));
     auto fallback = scf::IfOp::create(b, loc, notDone, /*withElseRegion=*/false);
     b.setInsertionPointToStart(&fallback.getThenRegion().front());
+    if (zeros)
+      b.moveOpBefore(zeros, fallback.thenBlock(), fallback.thenBlock()->begin());
     b.clone(*op);
     b.eraseOp(op);
   }

@@ -26,6 +26,11 @@
 // extents alone here too). With more rows the partials grow (a check at
 // run time where the rows are dynamic) and the cut is along n.
 //
+// A fill of the op's output right before it (a product's zeros) is cut
+// with it: each tile fills its own part of the output, in parallel and
+// just before it computes there (pdg-call-blas then drops a fill of zeros
+// for sgemm's beta = 0). Cut along the summed loop, the fill stays whole.
+//
 //===----------------------------------------------------------------------===//
 
 #include "MultiplyAdd.h"
@@ -301,6 +306,21 @@ bool splitSummedLoop(IRRewriter &b, linalg::GenericOp op, const RowsOfWeights &r
   return true;
 }
 
+/// The fill of `op`'s output right before it, if any (and if no input of
+/// `op` is that output, which the fill would have changed first).
+linalg::FillOp fillBefore(linalg::LinalgOp op) {
+  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
+  if (!fill || !fill.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
+    return nullptr;
+  Value out = op.getDpsInitOperand(0)->get();
+  if (fill.getDpsInitOperand(0)->get() != out)
+    return nullptr;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input->get() == out)
+      return nullptr;
+  return fill;
+}
+
 /// True if `op` is inside an scf.parallel of its own function: it runs on
 /// many threads already, and splitting it again would only add the cost of
 /// a team of one per call.
@@ -331,6 +351,12 @@ struct ParallelizeLargeOps
       if (least >= 0 && work(op) >= least)
         ops.push_back(op);
     });
+    // A fill that an op to be cut takes into its tiles is not cut apart.
+    llvm::SmallPtrSet<Operation *, 8> taken;
+    for (linalg::LinalgOp op : ops)
+      if (linalg::FillOp fill = fillBefore(op))
+        taken.insert(fill);
+    llvm::erase_if(ops, [&](linalg::LinalgOp op) { return taken.contains(op); });
     IRRewriter rewriter(&getContext());
     func::FuncOp opsSplit;
     if (llvm::any_of(ops, calledInDriverLoop)) {
@@ -426,9 +452,11 @@ struct ParallelizeLargeOps
   }
 
   /// Puts `op` in the then-block of `scf.if (pdg_ops_split() != 0)` (the
-  /// call of `opsSplit`), and a copy of it in the else-block.
+  /// call of `opsSplit`), and a copy of it in the else-block; its fill
+  /// (fillBefore) goes with it into both.
   scf::IfOp splitOrWhole(IRRewriter &rewriter, linalg::LinalgOp op, func::FuncOp opsSplit) {
     Location loc = op.getLoc();
+    linalg::FillOp fill = fillBefore(op);
     rewriter.setInsertionPoint(op);
     Value flag = func::CallOp::create(rewriter, loc, opsSplit).getResult(0);
     Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
@@ -436,13 +464,20 @@ struct ParallelizeLargeOps
     auto choice = scf::IfOp::create(rewriter, loc, TypeRange{}, tiles, /*withElseRegion=*/true);
     rewriter.moveOpBefore(op, choice.thenBlock()->getTerminator());
     rewriter.setInsertionPoint(choice.elseBlock()->getTerminator());
+    if (fill) {
+      rewriter.clone(*fill);
+      rewriter.moveOpBefore(fill, op);
+    }
     rewriter.clone(*op);
     return choice;
   }
 
-  /// Undoes splitOrWhole: `op` back before `choice`, which goes.
+  /// Undoes splitOrWhole: `op` (and its fill) back before `choice`, which
+  /// goes.
   void unwrap(IRRewriter &rewriter, scf::IfOp choice, linalg::LinalgOp op) {
     Operation *flag = choice.getCondition().getDefiningOp();
+    if (linalg::FillOp fill = fillBefore(op))
+      rewriter.moveOpBefore(fill, choice);
     rewriter.moveOpBefore(op, choice);
     rewriter.eraseOp(choice);
     Operation *call = flag->getOperand(0).getDefiningOp();
@@ -452,10 +487,16 @@ struct ParallelizeLargeOps
     rewriter.eraseOp(zero);
   }
 
-  /// Tiles `op` along splitLoop(op) into at most `tiles` tiles; false if it
-  /// stays whole.
+  /// Tiles `op` along splitLoop(op) into at most `tiles` tiles, each
+  /// filling its part of the output first where a fill came before `op`;
+  /// false if it stays whole.
   bool splitColumns(IRRewriter &rewriter, linalg::LinalgOp op, int64_t tiles) {
     unsigned dim = *splitLoop(op);
+    // The tiles cut a parallel loop that indexes the output: each element is
+    // a tile's, and the tiles' fills together fill all of it.
+    linalg::FillOp fill = fillBefore(op);
+    if (fill && !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isFunctionOfDim(dim))
+      fill = nullptr;
     int64_t align = alignment(op, dim);
     int64_t extent = op.getStaticLoopRanges()[dim];
     Location loc = op.getLoc();
@@ -480,6 +521,12 @@ struct ParallelizeLargeOps
     FailureOr<linalg::TiledLinalgOp> tiled = linalg::tileLinalgOp(rewriter, op, options);
     if (failed(tiled))
       return false; // stays whole, on one thread
+    if (fill) {
+      rewriter.setInsertionPoint(tiled->op);
+      linalg::FillOp::create(rewriter, fill.getLoc(), fill.getDpsInputs(),
+                             ValueRange{tiled->op.getDpsInitOperand(0)->get()});
+      rewriter.eraseOp(fill);
+    }
     rewriter.eraseOp(op);
     ++numSplit;
     return true;

@@ -111,12 +111,18 @@ static int pdg_blas_layout(int64_t rows, int64_t cols, int64_t row_stride, int64
 
 int32_t pdg_blas_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t a_offset,
                        int64_t a_m, int64_t a_k, const float *b, int64_t b_offset, int64_t b_k,
-                       int64_t b_n, float *c, int64_t c_offset, int64_t c_m, int64_t c_n) {
-  if (m <= 0 || n <= 0 || k <= 0)
-    return 1; /* nothing to add */
+                       int64_t b_n, float *c, int64_t c_offset, int64_t c_m, int64_t c_n,
+                       int32_t overwrite) {
+  if (m <= 0 || n <= 0)
+    return 1; /* no element of C */
+  if (k <= 0)
+    return !overwrite; /* nothing to add; C = 0 is left to the caller's fill */
   if (m > INT_MAX || n > INT_MAX || k > INT_MAX || !pdg_blas_available())
     return 0;
   a += a_offset, b += b_offset, c += c_offset;
+  /* sgemm's beta: 0 writes C without reading it (the caller's fill of
+     zeros, dropped), 1 adds to it. */
+  float beta = overwrite ? 0.0f : 1.0f;
   int tc, ta, tb;
   int64_t ldc, lda, ldb;
   if (!pdg_blas_layout(m, n, c_m, c_n, &tc, &ldc))
@@ -127,13 +133,13 @@ int32_t pdg_blas_sgemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t 
     if (!pdg_blas_layout(n, k, b_n, b_k, &tb, &ldb) || !pdg_blas_layout(k, m, a_k, a_m, &ta, &lda))
       return 0;
     pdg_sgemm(PDG_ROW_MAJOR, tb, ta, (int)n, (int)m, (int)k, 1.0f, b, (int)ldb, a, (int)lda,
-              1.0f, c, (int)ldc);
+              beta, c, (int)ldc);
     __atomic_add_fetch(&pdg_blas_calls, 1, __ATOMIC_RELAXED);
     return 1;
   }
   if (!pdg_blas_layout(m, k, a_m, a_k, &ta, &lda) || !pdg_blas_layout(k, n, b_k, b_n, &tb, &ldb))
     return 0;
-  pdg_sgemm(PDG_ROW_MAJOR, ta, tb, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, 1.0f,
+  pdg_sgemm(PDG_ROW_MAJOR, ta, tb, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, beta,
             c, (int)ldc);
   __atomic_add_fetch(&pdg_blas_calls, 1, __ATOMIC_RELAXED);
   return 1;

@@ -1,9 +1,9 @@
 """The runtime's sgemm helper (runtime/lib/blas.c) on its own, through
 ctypes: C += A B for operands in every layout a compiled product may hand
 it (rows or columns contiguous, views with larger leading dims, single
-rows and columns), against NumPy, with OpenBLAS and with oneMKL; layouts
-sgemm cannot take, and a missing library, are declined (0) with C
-untouched."""
+rows and columns), against NumPy, with OpenBLAS and with oneMKL; with
+`overwrite`, C = A B, C's old values never read; layouts sgemm cannot
+take, and a missing library, are declined (0) with C untouched."""
 
 from __future__ import annotations
 
@@ -34,9 +34,9 @@ def build(directory: Path, library: Path | None) -> ctypes.CDLL:
     )  # fmt: skip
     lib = ctypes.CDLL(str(out))
     lib.pdg_blas_sgemm.restype = ctypes.c_int32
-    lib.pdg_blas_sgemm.argtypes = [ctypes.c_int64] * 3 + (
-        [ctypes.c_void_p] + [ctypes.c_int64] * 3
-    ) * 3
+    lib.pdg_blas_sgemm.argtypes = (
+        [ctypes.c_int64] * 3 + ([ctypes.c_void_p] + [ctypes.c_int64] * 3) * 3 + [ctypes.c_int32]
+    )
     return lib
 
 
@@ -54,9 +54,9 @@ def operand(a: np.ndarray):
     return [a.ctypes.data, 0, a.strides[0] // F32, a.strides[1] // F32]
 
 
-def sgemm(lib, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> int:
+def sgemm(lib, a: np.ndarray, b: np.ndarray, c: np.ndarray, overwrite: bool = False) -> int:
     (m, k), n = a.shape, b.shape[1]
-    return lib.pdg_blas_sgemm(m, n, k, *operand(a), *operand(b), *operand(c))
+    return lib.pdg_blas_sgemm(m, n, k, *operand(a), *operand(b), *operand(c), int(overwrite))
 
 
 def layouts(rows: int, cols: int, rng) -> dict[str, np.ndarray]:
@@ -85,6 +85,31 @@ def test_every_layout_adds_the_product(blas, m, n, k):
                 np.testing.assert_allclose(
                     c, expected, rtol=1e-5, atol=1e-5, err_msg=f"{la} {lb} {lc}"
                 )
+
+
+@pytest.mark.parametrize("m, n, k", [(8, 96, 40), (19, 1, 23)])
+def test_overwrite_writes_the_product_without_reading_c(blas, m, n, k):
+    # C starts as NaN (what a dropped fill of zeros would have replaced):
+    # any read of it would show in the result. Both of C's layouts, as
+    # sgemm writes C directly and as C^T = B^T A^T.
+    rng = np.random.default_rng(m + n + k)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    for lc, c in layouts(m, n, rng).items():
+        c[...] = np.nan
+        assert sgemm(blas, a, b, c, overwrite=True) == 1, lc
+        np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5, err_msg=lc)
+
+
+def test_nothing_to_sum(blas):
+    # k = 0: adding adds nothing (made); overwriting would have to zero C,
+    # which the caller's fill does, so it declines with C untouched.
+    a, b = np.zeros((4, 0), np.float32), np.zeros((0, 5), np.float32)
+    c = np.full((4, 5), 3.0, np.float32)
+    assert sgemm(blas, a, b, c) == 1
+    assert sgemm(blas, a, b, c, overwrite=True) == 0
+    assert (c == 3.0).all()
 
 
 def test_a_layout_without_a_contiguous_dim_is_declined(blas):

@@ -16,7 +16,8 @@
 // CHECK-DAG: %[[YM:.*]], %[[YO:.*]], %{{.*}}:2, %[[YS:.*]]:2 = memref.extract_strided_metadata %[[Y]]
 // CHECK: %[[BIG:.*]] = arith.cmpi uge, %{{.*}}, %c131072
 // CHECK: %[[DONE:.*]] = scf.if %{{.*}} -> (i1) {
-// CHECK:   %[[R:.*]] = func.call @pdg_blas_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64) -> i32
+// The last argument, 0: C += A B (no fill before the op).
+// CHECK:   %[[R:.*]] = func.call @pdg_blas_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c0_i32{{(_[0-9]+)?}}) : (i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, i32) -> i32
 // CHECK:   arith.cmpi ne, %[[R]], %c0_i32
 // CHECK:   scf.yield
 // CHECK: } else {
@@ -28,7 +29,7 @@
 // CHECK-SAME: ins(%[[X]], %[[W]] :
 // CHECK: }
 // CHECK-NOT: linalg.generic
-// CHECK: func.func private @pdg_blas_sgemm(i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64) -> i32
+// CHECK: func.func private @pdg_blas_sgemm(i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, !llvm.ptr, i64, i64, i64, i32) -> i32
 // HIGH-LABEL: func.func @rows_times_weights(
 // HIGH: func.call @pdg_blas_sgemm
 func.func @rows_times_weights(%x: memref<?x768xf32>, %w: memref<768x3072xf32>, %y: memref<?x3072xf32>) {
@@ -213,6 +214,115 @@ func.func @bf16_weights(%x: memref<64x768xf32>, %w: memref<768x3072xbf16>, %y: m
     %m = arith.mulf %a, %bf : f32
     %r = arith.addf %o, %m : f32
     linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A fill of zeros into the output right before the product: the call
+// overwrites C (its last argument 1: sgemm's beta = 0), and the fill runs
+// only where the op does, just before it.
+// CHECK-LABEL: func.func @zeros_then_product(
+// CHECK-SAME: %[[X:[^:]*]]: memref<32x768xf32>, %[[W:[^:]*]]: memref<768x3072xf32>, %[[Y:[^:]*]]: memref<32x3072xf32>)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NOT: linalg.fill
+// CHECK: func.call @pdg_blas_sgemm(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]])
+// CHECK: scf.if
+// CHECK-NEXT: linalg.fill ins(%[[ZERO]] : f32) outs(%[[Y]] : memref<32x3072xf32>)
+// CHECK-NEXT: linalg.generic
+// CHECK-SAME: ins(%[[X]], %[[W]] :
+// CHECK-SAME: outs(%[[Y]] :
+func.func @zeros_then_product(%x: memref<32x768xf32>, %w: memref<768x3072xf32>, %y: memref<32x3072xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<32x3072xf32>)
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%x, %w : memref<32x768xf32>, memref<768x3072xf32>) outs(%y : memref<32x3072xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Fills the call must not drop: of another value than +0.0 (the product
+// adds to it), of -0.0, of another buffer, and one with an op between it
+// and the product. Each stays where it was, and each call adds (0).
+// CHECK-LABEL: func.func @fills_kept(
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[Y:[^ ]*]] :
+// CHECK: func.call @pdg_blas_sgemm({{.*}}, %c0_i32{{(_[0-9]+)?}})
+// CHECK: scf.if
+// CHECK-NEXT: linalg.generic
+// CHECK: linalg.fill
+// CHECK: func.call @pdg_blas_sgemm({{.*}}, %c0_i32{{(_[0-9]+)?}})
+// CHECK: scf.if
+// CHECK-NEXT: linalg.generic
+// CHECK: linalg.fill
+// CHECK: func.call @pdg_blas_sgemm({{.*}}, %c0_i32{{(_[0-9]+)?}})
+// CHECK: scf.if
+// CHECK-NEXT: linalg.generic
+// CHECK: linalg.fill
+// CHECK: memref.copy
+// CHECK: func.call @pdg_blas_sgemm({{.*}}, %c0_i32{{(_[0-9]+)?}})
+// CHECK: scf.if
+// CHECK-NEXT: linalg.generic
+// CHECK-NOT: i32 1
+func.func @fills_kept(%x: memref<32x768xf32>, %w: memref<768x3072xf32>, %y: memref<32x3072xf32>,
+                      %other: memref<32x3072xf32>) {
+  %one = arith.constant 1.0 : f32
+  %negzero = arith.constant -0.0 : f32
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%one : f32) outs(%y : memref<32x3072xf32>)
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%x, %w : memref<32x768xf32>, memref<768x3072xf32>) outs(%y : memref<32x3072xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%negzero : f32) outs(%y : memref<32x3072xf32>)
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%x, %w : memref<32x768xf32>, memref<768x3072xf32>) outs(%y : memref<32x3072xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%other : memref<32x3072xf32>)
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%x, %w : memref<32x768xf32>, memref<768x3072xf32>) outs(%y : memref<32x3072xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%y : memref<32x3072xf32>)
+  memref.copy %other, %y : memref<32x3072xf32> to memref<32x3072xf32>
+  linalg.generic {
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>,
+                     affine_map<(m, n, k) -> (m, n)>],
+    iterator_types = ["parallel", "parallel", "reduction"]
+  } ins(%x, %w : memref<32x768xf32>, memref<768x3072xf32>) outs(%y : memref<32x3072xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
   }
   return
 }

@@ -30,8 +30,8 @@
 //   The chunks' sums live from here to s, which reads them: allocated in
 //   the step, freed after s.
 // CHECK:   %[[PARTIAL:.*]] = memref.alloc(%[[CHUNKS]]) : memref<?x4xf32>
-//   Every chunk's sum starts at zero; a parallel loop over the chunks.
-// CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[PARTIAL]] : memref<?x4xf32>)
+//   A parallel loop over the chunks.
+// CHECK-NOT: linalg.fill
 // CHECK:   scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[CHUNKS]]) step (%[[ONE:.*]]) {
 //   Chunk c: the examples [c * B / chunks, (c + 1) * B / chunks), in order.
 // CHECK:     %[[NEXT:.*]] = arith.addi %[[C]], %[[ONE]] : index
@@ -41,6 +41,9 @@
 // CHECK:     %[[HI:.*]] = arith.divui %[[HI_B]], %[[CHUNKS]] : index
 // CHECK:     %[[HELD:.*]] = arith.subi %[[HI]], %[[LO]] : index
 // CHECK:     %[[SINGLE:.*]] = arith.cmpi eq, %[[HELD]], %[[ONE]] : index
+//   Each chunk zeroes its own sum first, on the thread that runs it.
+// CHECK:     %[[OWN:.*]] = memref.subview %[[PARTIAL]][%[[C]], %{{.*}}] [1, 4] [1, 1]
+// CHECK:     linalg.fill ins(%{{.*}} : f32) outs(%[[OWN]] : memref<4xf32, strided<[1], offset: ?>>)
 // CHECK:     scf.for %{{.*}} = %[[LO]] to %[[HI]] step %[[ONE]] {
 // CHECK:       %[[SUM:.*]] = memref.subview %[[PARTIAL]][%[[C]], %{{.*}}] [1, 4] [1, 1]
 //   A chunk of one example: its body writes the chunk's sum.

@@ -14,7 +14,12 @@ time), which is then added into its chunk's partial sum. A chunk of one
 point (every chunk, when there are at most CHUNKS points: a training
 program's weight gradient over a few microbatches) writes its partial
 sum directly, and then no scratch is allocated: at gpt2-124m's GRPO the
-scratch was two more copies of every gradient summed this way."""
+scratch was two more copies of every gradient summed this way.
+
+Each chunk zeroes its own partial sum first, inside the parallel loop:
+zeroed on the driver's thread before the loop, every chunk's copy of the
+value (of each weight's gradient, in a training program) was written by
+one thread while the others waited."""
 
 from __future__ import annotations
 
@@ -99,10 +104,10 @@ class PartialSumEmitter:
         return self.partial_chunks[id(v)]
 
     def run_partials(self, node: Node, free: list[str], point: dict[str, str]) -> None:
-        """The points of a value with a partial store: the partials start
-        at zero, then a parallel loop over the chunks, each adding its
-        points in row-major order. The points must be those the sum adds up
-        (the reader's own dims are fixed by the loops around)."""
+        """The points of a value with a partial store: a parallel loop over
+        the chunks, each zeroing its partial and then adding its points in
+        row-major order. The points must be those the sum adds up (the
+        reader's own dims are fixed by the loops around)."""
         v = node.value
         summed = self.summed_dims(v)
         point, free = self.own_worker_point(point, free)
@@ -117,7 +122,6 @@ class PartialSumEmitter:
         chunks = self.chunk_count(v)
         if id(v) in self.scoped_partials:  # freed by sum_partials
             buf.ssa = w.op(f"memref.alloc({chunks}) : {buf.type}", "partial")
-        _fill_zero(w, buf.ssa, buf.type)
         extents = [w.index(self.extent_of(d)) for d in free]
         points = _product(w, extents)
         zero, one = w.const(0), w.const(1)
@@ -131,6 +135,11 @@ class PartialSumEmitter:
             bounds.append(w.op(f"arith.divui {scaled}, {chunks} : index", "i"))
         held = w.op(f"arith.subi {bounds[1]}, {bounds[0]} : index")
         single = w.op(f"arith.cmpi eq, {held}, {one} : index", "single")
+        rank = len(buf.point)
+        mine, mine_t = subview(
+            w, buf.ssa, buf.type, [chunk] + [0] * rank, [1, *buf.point], [False] + [True] * rank
+        )
+        _fill_zero(w, mine, mine_t)
         flat = w.fresh("at")
         w.open(f"scf.for {flat} = {bounds[0]} to {bounds[1]} step {one} {{")
         point = dict(point)

@@ -159,16 +159,20 @@ PDG_EXPORT int32_t pdg_ops_split(void);
 /* ---- Matrix products (blas.c) -------------------------------------------
    C[m, n] += sum_k A[m, k] B[k, n] on f32 buffers, each given by its base
    pointer, offset and element strides along its two dims, through a BLAS's
-   sgemm (the calls pdg-call-blas emits). Returns 1 if it added the product,
-   0 if it declined: no library (see below), sizes past an int, or an
-   operand with neither dim contiguous; the caller then runs its own loops.
+   sgemm (the calls pdg-call-blas emits); with `overwrite`, C = the product
+   instead, C's old values never read (the caller's fill of zeros before
+   the product, dropped). Returns 1 if it made the product, 0 if it
+   declined: no library (see below), sizes past an int, an operand with
+   neither dim contiguous, or nothing to sum (k = 0) with `overwrite`; the
+   caller then runs its own loops (and fill), C untouched.
    The library is the one a program names in `const char
    pdg_blas_library[]` (its path; generated C defines it where the program
    calls pdg_blas_sgemm), opened at the first call and run on one thread. */
 PDG_EXPORT int32_t pdg_blas_sgemm(int64_t m, int64_t n, int64_t k, const float *a,
                                   int64_t a_offset, int64_t a_m, int64_t a_k, const float *b,
                                   int64_t b_offset, int64_t b_k, int64_t b_n, float *c,
-                                  int64_t c_offset, int64_t c_m, int64_t c_n);
+                                  int64_t c_offset, int64_t c_m, int64_t c_n,
+                                  int32_t overwrite);
 /* Whether the library opened (opens it on the first call). */
 PDG_EXPORT int32_t pdg_blas_available(void);
 /* The products pdg_blas_sgemm added since the library was loaded. */

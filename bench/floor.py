@@ -36,7 +36,23 @@ def measure_rates() -> dict:
         dst = np.empty_like(src)
         np.copyto(dst, src)
         bandwidth[mib << 20] = 2 * src.nbytes / _best(lambda d=dst, s=src: np.copyto(d, s))
-    return {"flops_per_s": flops, "bytes_per_s_by_size": bandwidth}
+    return {
+        "flops_per_s": flops,
+        "bytes_per_s_by_size": bandwidth,
+        "read_bytes_per_s": read_bandwidth(),
+    }
+
+
+def read_bandwidth(gib: int = 1) -> float:
+    """Bytes/s read by a float32 matrix-vector product over `gib` GiB
+    (numpy's BLAS, on every core): what a decode step at batch 1 does
+    with its weights. Reads alone run faster than the copies above,
+    which also write."""
+    a = np.ones(((gib << 30) // 2048, 512), np.float32)
+    v = np.ones(512, np.float32)
+    a @ v
+    seconds = _best(lambda: a @ v)
+    return a.nbytes / seconds
 
 
 def bandwidth_at(rates: dict, size: float) -> float:

@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FillBefore.h"
 #include "MultiplyAdd.h"
 #include "Passes.h"
 
@@ -123,9 +124,8 @@ std::optional<Product> match(linalg::GenericOp op) {
 /// The fill of +0.0 into exactly `op`'s output right before it, if any:
 /// the product then overwrites C (see the file's comment).
 linalg::FillOp zeroFillBefore(linalg::GenericOp op) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (!fill || !fill.hasPureBufferSemantics() ||
-      fill.getDpsInitOperand(0)->get() != op.getDpsInitOperand(0)->get())
+  linalg::FillOp fill = pdg::fillBefore(op);
+  if (!fill)
     return nullptr;
   FloatAttr value;
   if (!matchPattern(fill.getDpsInputOperand(0)->get(), m_Constant(&value)) ||

@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FillBefore.h"
 #include "MultiplyAdd.h"
 #include "Passes.h"
 #include "RuntimeFunctions.h"
@@ -306,21 +307,6 @@ bool splitSummedLoop(IRRewriter &b, linalg::GenericOp op, const RowsOfWeights &r
   return true;
 }
 
-/// The fill of `op`'s output right before it, if any (and if no input of
-/// `op` is that output, which the fill would have changed first).
-linalg::FillOp fillBefore(linalg::LinalgOp op) {
-  auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode());
-  if (!fill || !fill.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
-    return nullptr;
-  Value out = op.getDpsInitOperand(0)->get();
-  if (fill.getDpsInitOperand(0)->get() != out)
-    return nullptr;
-  for (OpOperand *input : op.getDpsInputOperands())
-    if (input->get() == out)
-      return nullptr;
-  return fill;
-}
-
 /// True if `op` is inside an scf.parallel of its own function: it runs on
 /// many threads already, and splitting it again would only add the cost of
 /// a team of one per call.
@@ -354,7 +340,7 @@ struct ParallelizeLargeOps
     // A fill that an op to be cut takes into its tiles is not cut apart.
     llvm::SmallPtrSet<Operation *, 8> taken;
     for (linalg::LinalgOp op : ops)
-      if (linalg::FillOp fill = fillBefore(op))
+      if (linalg::FillOp fill = pdg::fillBefore(op))
         taken.insert(fill);
     llvm::erase_if(ops, [&](linalg::LinalgOp op) { return taken.contains(op); });
     IRRewriter rewriter(&getContext());
@@ -456,7 +442,7 @@ struct ParallelizeLargeOps
   /// (fillBefore) goes with it into both.
   scf::IfOp splitOrWhole(IRRewriter &rewriter, linalg::LinalgOp op, func::FuncOp opsSplit) {
     Location loc = op.getLoc();
-    linalg::FillOp fill = fillBefore(op);
+    linalg::FillOp fill = pdg::fillBefore(op);
     rewriter.setInsertionPoint(op);
     Value flag = func::CallOp::create(rewriter, loc, opsSplit).getResult(0);
     Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
@@ -476,7 +462,7 @@ struct ParallelizeLargeOps
   /// goes.
   void unwrap(IRRewriter &rewriter, scf::IfOp choice, linalg::LinalgOp op) {
     Operation *flag = choice.getCondition().getDefiningOp();
-    if (linalg::FillOp fill = fillBefore(op))
+    if (linalg::FillOp fill = pdg::fillBefore(op))
       rewriter.moveOpBefore(fill, choice);
     rewriter.moveOpBefore(op, choice);
     rewriter.eraseOp(choice);
@@ -494,7 +480,7 @@ struct ParallelizeLargeOps
     unsigned dim = *splitLoop(op);
     // The tiles cut a parallel loop that indexes the output: each element is
     // a tile's, and the tiles' fills together fill all of it.
-    linalg::FillOp fill = fillBefore(op);
+    linalg::FillOp fill = pdg::fillBefore(op);
     if (fill && !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isFunctionOfDim(dim))
       fill = nullptr;
     int64_t align = alignment(op, dim);

@@ -788,12 +788,9 @@ def _scorer(
             n = int(prompt_length)
             return kind(reward(prompt_ids[:n], tokens[n - 1 :]))
         out = np.zeros(tokens.shape[1], kind)
-        skipped = int(np.min(prompt_length)) - 1 if shared else 0
-        for row in range(tokens.shape[1]):
-            n = int(prompt_length[row // group])
-            ids = prompt_ids[row // group, :n]
-            done = tokens[n - 1 - skipped :, row]
-            out[row] = reward(ids, _completion(done, eos, max_new_tokens))
+        rows = _row_completions(prompt_length, tokens, eos, max_new_tokens, group, shared)
+        for row, (prompt, n, done) in enumerate(rows):
+            out[row] = reward(prompt_ids[prompt, :n], done)
         return out
 
     return score
@@ -815,12 +812,11 @@ def _keyed_scorer(
             done = [_completion(tokens[n - 1 :], eos, max_new_tokens)]
             return kind(_checked(reward([int(key)], ids, done), 1)[0])
         keys, ids, done = [], [], []
-        skipped = int(np.min(prompt_length)) - 1 if shared else 0  # see _scorer
-        for row in range(tokens.shape[1]):
-            n = int(prompt_length[row // group])
-            keys.append(int(key[row // group]))
-            ids.append(prompt_ids[row // group, :n])
-            done.append(_completion(tokens[n - 1 - skipped :, row], eos, max_new_tokens))
+        rows = _row_completions(prompt_length, tokens, eos, max_new_tokens, group, shared)
+        for prompt, n, completion in rows:
+            keys.append(int(key[prompt]))
+            ids.append(prompt_ids[prompt, :n])
+            done.append(completion)
         return np.asarray(_checked(reward(keys, ids, done), len(keys)), kind)
 
     return score
@@ -831,6 +827,24 @@ def _checked(values, count: int) -> list[float]:
     if len(values) != count:
         raise ValueError(f"the reward gave {len(values)} values for {count} completions")
     return values
+
+
+def _row_completions(prompt_length, tokens, eos, max_new_tokens: int, group: int, shared: bool):
+    """(prompt index, its length, the completion) of each row of `tokens`
+    (T, M * G), row r a completion of prompt r // G (see _scorer). Where
+    each row ends is found for all rows at once: a row at a time, finding
+    its EOS cost more than the toy task's reward itself."""
+    lengths = [int(n) for n in prompt_length]
+    skipped = min(lengths) - 1 if shared else 0
+    ended = np.isin(tokens, eos)
+    for row in range(tokens.shape[1]):
+        prompt = row // group
+        n = lengths[prompt]
+        start = n - 1 - skipped
+        window = ended[start : start + max_new_tokens, row]
+        first = int(window.argmax()) if window.size else 0
+        stop = first + 1 if window.size and window[first] else window.size
+        yield prompt, n, tokens[start : start + stop, row]
 
 
 def _completion(tokens: np.ndarray, eos: tuple[int, ...], max_new_tokens: int) -> np.ndarray:

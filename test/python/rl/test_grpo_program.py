@@ -543,6 +543,45 @@ def test_by_prompt_undoes_the_sort_by_length():
     np.testing.assert_array_equal(program.by_prompt(iterations, lengths)[:, 1], by_prompt + 100)
 
 
+@pytest.mark.parametrize("shared", [False, True])
+def test_the_reward_sees_each_rows_completion(shared):
+    """The reward callback of a point of rows gets each row's prompt and its
+    completion: from the prompt's last position (less what a shared prefill
+    ran), up to and with the first of either EOS id, at most
+    max_new_tokens. Checked against a plain loop over Python lists."""
+    from pdg.programs.grpo import _scorer
+
+    group, max_new, eos = 3, 5, (11, 12)
+    rng = np.random.default_rng(3)
+    prompt_ids = rng.integers(0, 10, (2, 6))
+    prompt_length = np.array([4, 6])
+    tokens = rng.integers(0, 13, (12, 2 * group))  # EOS ids come up often
+    tokens[:, 0] = 1  # a row that never ends: cut at max_new
+    seen = []
+
+    def reward(ids, completion):
+        seen.append((ids.tolist(), completion.tolist()))
+        return float(len(seen))
+
+    out = _scorer(reward, np.float32, eos, max_new, group, shared)(
+        prompt_ids, prompt_length, tokens
+    )
+    want = []
+    skipped = 3 if shared else 0  # the shortest prompt's positions but its last
+    for row in range(2 * group):
+        n = int(prompt_length[row // group])
+        completion = []
+        for token in tokens[n - 1 - skipped :, row].tolist()[:max_new]:
+            completion.append(token)
+            if token in eos:
+                break
+        want.append((prompt_ids[row // group, :n].tolist(), completion))
+    assert seen == want
+    assert seen[0][1] == [1] * max_new
+    assert any(len(c) < max_new and c[-1] in eos for _, c in seen)
+    assert out.tolist() == list(range(1, 2 * group + 1))
+
+
 def test_a_step_shares_its_parallel_loops():
     """In the lowered program, the nodes of a step that read one another
     only at their own microbatch share one parallel loop (one fork and one

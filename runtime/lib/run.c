@@ -27,22 +27,34 @@ void pdg_begin_run(int64_t memory_limit, int64_t bytes_live) {
   __atomic_store_n(&pdg_abort, PDG_RUNNING, __ATOMIC_SEQ_CST);
 }
 
-void pdg_index_fault(int64_t site, int64_t value, int64_t bound, int64_t n, int64_t c0,
-                     int64_t c1, int64_t c2, int64_t c3, int64_t c4, int64_t c5, int64_t c6,
-                     int64_t c7) {
-  /* Several threads may fault at once: the one that sets the reason
-     writes the record, and the others leave it alone. */
+/* Several threads may fault at once: the one that sets the reason writes
+   the record, and the others leave it alone. */
+static void record_fault(int8_t reason, int64_t site, int64_t value, int64_t bound, int64_t n,
+                         const int64_t coords[PDG_FAULT_COORDS]) {
   int8_t running = PDG_RUNNING;
-  if (!__atomic_compare_exchange_n(&pdg_abort, &running, PDG_STOP_INDEX, 0, __ATOMIC_SEQ_CST,
+  if (!__atomic_compare_exchange_n(&pdg_abort, &running, reason, 0, __ATOMIC_SEQ_CST,
                                    __ATOMIC_SEQ_CST))
     return;
-  int64_t coords[PDG_FAULT_COORDS] = {c0, c1, c2, c3, c4, c5, c6, c7};
   pdg_fault.site = site;
   pdg_fault.value = value;
   pdg_fault.bound = bound;
   pdg_fault.ncoords = n < PDG_FAULT_COORDS ? n : PDG_FAULT_COORDS;
   for (int i = 0; i < PDG_FAULT_COORDS; ++i)
     pdg_fault.coords[i] = coords[i];
+}
+
+void pdg_index_fault(int64_t site, int64_t value, int64_t bound, int64_t n, int64_t c0,
+                     int64_t c1, int64_t c2, int64_t c3, int64_t c4, int64_t c5, int64_t c6,
+                     int64_t c7) {
+  int64_t coords[PDG_FAULT_COORDS] = {c0, c1, c2, c3, c4, c5, c6, c7};
+  record_fault(PDG_STOP_INDEX, site, value, bound, n, coords);
+}
+
+void pdg_ended_fault(int64_t site, int64_t step, int64_t length, int64_t n, int64_t c0,
+                     int64_t c1, int64_t c2, int64_t c3, int64_t c4, int64_t c5, int64_t c6,
+                     int64_t c7) {
+  int64_t coords[PDG_FAULT_COORDS] = {c0, c1, c2, c3, c4, c5, c6, c7};
+  record_fault(PDG_STOP_ENDED, site, step, length, n, coords);
 }
 
 void pdg_fault_memory(int64_t site, int64_t bytes, int64_t limit) {

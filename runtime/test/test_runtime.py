@@ -17,7 +17,7 @@ import pytest
 from pdg.lowering.toolchain import c_runtime, linker
 
 HERE = Path(__file__).resolve().parent
-STOP_INTERRUPT, STOP_MEMORY, STOP_INDEX = 2, 3, 4
+STOP_INTERRUPT, STOP_MEMORY, STOP_INDEX, STOP_ENDED = 2, 3, 4, 6
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +43,7 @@ def rt(library_path):
     lib.pdg_begin_run.argtypes = [ctypes.c_int64, ctypes.c_int64]
     lib.pdg_grow.argtypes = [ctypes.c_void_p] * 2 + [ctypes.c_int64] * 5
     lib.pdg_index_fault.argtypes = [ctypes.c_int64] * 12
+    lib.pdg_ended_fault.argtypes = [ctypes.c_int64] * 12
     lib.pdg_grow_start.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64]
     lib.pdg_grow_start.restype = ctypes.c_int64
     lib.pdg_grow_reached.argtypes = [ctypes.c_void_p, ctypes.c_int64]
@@ -226,6 +227,13 @@ def test_the_first_index_fault_is_kept_with_its_point(rt):
     rt.pdg_index_fault(4, -1, 64, 1, 9, 0, 0, 0, 0, 0, 0, 0)
     assert value(rt, "pdg_abort", ctypes.c_int8) == STOP_INDEX
     assert fault(rt)[:6] == [3, 99999, 64, 2, 1, 5]
+
+
+def test_an_ended_sequence_fault_stops_the_run_and_the_first_is_kept(rt):
+    rt.pdg_ended_fault(2, 5, 3, 2, 1, 4, 0, 0, 0, 0, 0, 0)  # step 5 of a sequence of 3
+    rt.pdg_index_fault(4, -1, 64, 1, 9, 0, 0, 0, 0, 0, 0, 0)
+    assert value(rt, "pdg_abort", ctypes.c_int8) == STOP_ENDED
+    assert fault(rt)[:6] == [2, 5, 3, 2, 1, 4]
 
 
 def test_sigint_stops_the_run_and_the_previous_handler_comes_back(rt):

@@ -68,6 +68,10 @@ class EntryABI:
     # {input, store} per input whose buffer is a value's store (an update in
     # place whose carrier starts from it): the compiled code writes into it
     donated: list[dict] = field(default_factory=list)
+    # {consumer, producer, dim, groups, location} per read checked for a
+    # step of an ended sequence (loops.py), numbered as the entry passes
+    # them to pdg_ended_fault (the run's message names the read)
+    ended_reads: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         def memref(t: MemRef) -> dict:
@@ -89,6 +93,7 @@ class EntryABI:
             "returned": self.returned,
             "in_place": self.in_place,
             "donated": self.donated,
+            "ended_reads": self.ended_reads,
         }
 
 
@@ -129,6 +134,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
         self.window_functions: dict[tuple, str] = {}  # views.py: kind of window -> function
         self.rank_ssa: str | None = None  # collectives.py: this process's rank
         self.collectives: list[dict] = []  # one per collective call site
+        self.ended_reads: list[dict] = []  # see EntryABI.ended_reads
         self.lifetimes = Lifetimes()  # arena.py: when each node runs
         self.candidates: list[Buffer] = []  # stores the shared block may hold
         self.arena: str | None = None  # SSA of the shared block
@@ -783,6 +789,7 @@ class Driver(ViewEmitter, LoopEmitter, PartialSumEmitter, CollectiveEmitter):
                 for p in self.in_place.values()
                 if p.donor
             ],
+            self.ended_reads,
         )
         return text, abi
 

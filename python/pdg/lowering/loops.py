@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from pdg.analysis.graph import ELEMENT_BYTES, Dim
+from pdg.analysis.graph import ELEMENT_BYTES, Dim, Read, Value
 from pdg.passes.registry import PassError
 
 from .buffers import GROW_FROM, Buffer
@@ -351,6 +351,75 @@ class LoopEmitter:
             return w.op(f"arith.cmpi slt, {loop.index}, {length} : index")
         alive = w.op(f"memref.load {loop.alive}[{seq}] : memref<?xi8>")
         return w.op(f"arith.cmpi ne, {alive}, {w.const(0, 'i8')} : i8")
+
+    def check_sequences_read(self, read: Read, point: dict[str, str], consumer: Value) -> None:
+        """A node that is not over a sequence's group dims, reading a value
+        over them at one step of the loop (a sum over the rows at step t),
+        must read only sequences that ran that step: the interpreter stops
+        on such a read, and the compiled code would read the slot's last
+        value. Each sequence read is checked as the read is made; one that
+        ended before the step stops the run (pdg_ended_fault). A node over
+        the group dims runs only while its own sequence does
+        (run_point)."""
+        producer = read.producer
+        for loop in self.active:
+            groups = loop.groups
+            if not groups or all(g in consumer.domain for g in groups):
+                continue
+            if loop.dim.name not in producer.domain or any(
+                g not in producer.domain for g in groups
+            ):
+                continue
+            entries = dict(zip(producer.domain, read.affine, strict=True))
+            if entries[loop.dim.name][0] != "point":
+                continue
+            self.check_steps_of(loop, entries, point, consumer, read)
+
+    def check_steps_of(self, loop: Loop, entries: dict, point, consumer: Value, read) -> None:
+        w = self.w
+        step = self.affine("apply", [entries[loop.dim.name][1]], consumer, point)
+        site = len(self.ended_reads)
+        self.ended_reads.append(
+            {
+                "consumer": consumer.name,
+                "producer": read.producer.name,
+                "dim": loop.dim.name,
+                "groups": list(loop.groups),
+                "location": consumer.loc,
+            }
+        )
+        at, opened = {}, 0
+        for g in loop.groups:  # each sequence the read takes
+            entry = entries[g]
+            if entry[0] == "point":
+                at[g] = self.affine("apply", [entry[1]], consumer, point)
+                continue
+            _, lbs, ubs = entry
+            lo = self.affine("max" if len(lbs) > 1 else "apply", lbs, consumer, point)
+            hi = self.affine("min" if len(ubs) > 1 else "apply", ubs, consumer, point)
+            at[g] = w.fresh("seq")
+            w.open(f"scf.for {at[g]} = {lo} to {hi} step {w.const(1)} {{")
+            opened += 1
+        seq = self.sequence_index(loop, at)
+        if not loop.replay:  # a live sequence has not ended: only ended ones are checked
+            alive = w.op(f"memref.load {loop.alive}[{seq}] : memref<?xi8>")
+            ended = w.op(f"arith.cmpi eq, {alive}, {w.const(0, 'i8')} : i8")
+            w.open(f"scf.if {ended} {{")
+            opened += 1
+        length = w.op(f"memref.load {loop.lengths}[{seq}] : {LENGTHS}")
+        as_i64 = w.op(f"arith.index_cast {step} : index to i64")
+        past = w.op(f"arith.cmpi sge, {as_i64}, {length} : i64")
+        w.open(f"scf.if {past} {{")
+        coords = [w.op(f"arith.index_cast {at[g]} : index to i64") for g in loop.groups][:8]
+        coords += [w.const(0, "i64")] * (8 - len(coords))
+        args = [w.const(site, "i64"), as_i64, length, w.const(len(loop.groups), "i64"), *coords]
+        w.line(f"func.call @pdg_ended_fault({', '.join(args)}) : ({', '.join(['i64'] * 12)}) -> ()")
+        w.close()
+        for _ in range(opened):
+            w.close()
+        declaration = f"func.func private @pdg_ended_fault({', '.join(['i64'] * 12)})"
+        if declaration not in self.declarations:
+            self.declarations.append(declaration)
 
     def grow(self, buf: Buffer, current: str, step: str, to: str | None = None) -> str:
         """Grows growable `current` by an eighth (at least GROW_FROM steps,

@@ -60,6 +60,7 @@ class ViewEmitter:
 
     def read_view(self, read: Read, point: dict[str, str], consumer: Value, to_type: str) -> str:
         """The region `read` takes of its producer's store, as `to_type`."""
+        self.check_sequences_read(read, point, consumer)
         buf = self.buffer(read.producer)
         offsets, sizes, kept = [], [], []
         slot = []  # the store index of the (first) slot read, for its sizes

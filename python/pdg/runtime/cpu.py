@@ -23,7 +23,7 @@ from .udfs import UdfFailure, UdfTable
 
 # pdg/runtime.h
 RUNTIME_VERSION = 2
-STOP_UDF, STOP_INTERRUPT, STOP_MEMORY, STOP_INDEX, STOP_COLLECTIVE = 1, 2, 3, 4, 5
+STOP_UDF, STOP_INTERRUPT, STOP_MEMORY, STOP_INDEX, STOP_COLLECTIVE, STOP_ENDED = 1, 2, 3, 4, 5, 6
 FAULT_COORDS = 8
 
 
@@ -207,6 +207,8 @@ class Entry:
             raise StoppedError(self._memory_message(fault))
         if reason == STOP_COLLECTIVE:
             raise StoppedError(self._collective_message(fault))
+        if reason == STOP_ENDED:
+            raise StoppedError(self._ended_message(fault))
         raise StoppedError(f"the compiled run stopped (reason {reason})")
 
     def _index_message(self, fault: Fault) -> str:
@@ -222,6 +224,21 @@ class Entry:
         return (
             f"index {fault.value} is out of range 0..{fault.bound - 1} in {where}{at}; the "
             "data it reads (token ids, positions, labels) must lie inside the table"
+        )
+
+    def _ended_message(self, fault: Fault) -> str:
+        sites = self.abi.get("ended_reads", [])
+        site = sites[fault.site] if 0 <= fault.site < len(sites) else None
+        if site is None:
+            return f"a node read step {fault.value} of a sequence that ended after {fault.bound}"
+        coords = [fault.coords[i] for i in range(min(fault.ncoords, FAULT_COORDS))]
+        sequence = ", ".join(f"{d}={c}" for d, c in zip(site["groups"], coords, strict=False))
+        where = f" ({site['location']})" if site["location"] else ""
+        return (
+            f"'{site['consumer']}'{where} reads '{site['producer']}' at step {fault.value} "
+            f"along '{site['dim']}', but dim '{site['dim']}' ended after {fault.bound} steps "
+            f"for ({sequence}); read only the sequences still running at that step (guard the "
+            f"case with a condition or clamp the step), as the interpreter requires"
         )
 
     def _collective_message(self, fault: Fault) -> str:

@@ -35,6 +35,7 @@ enum {
   PDG_STOP_MEMORY = 3,    /* an allocation failed or passed the limit */
   PDG_STOP_INDEX = 4,     /* a data-dependent index was out of range */
   PDG_STOP_COLLECTIVE = 5, /* a collective failed (mpi.c) */
+  PDG_STOP_ENDED = 6,      /* a read of a step after its sequence ended */
 };
 
 /* The most coordinates of a point a fault records. */
@@ -73,6 +74,15 @@ PDG_EXPORT void pdg_begin_run(int64_t memory_limit, int64_t bytes_live);
    (check `site`, the point's `n` coordinates) and stops the run. The
    caller reads a clamped index instead, so nothing is read out of range. */
 PDG_EXPORT void pdg_index_fault(int64_t site, int64_t value, int64_t bound, int64_t n,
+                                int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4,
+                                int64_t c5, int64_t c6, int64_t c7);
+
+/* A node read step `step` of a sequence that ended after `length` steps
+   (the sequence's `n` group coordinates follow): records the first such
+   fault at read `site` (the manifest's abi.ended_reads) and stops the run.
+   The interpreter refuses the same read; the compiled code would read
+   what the sequence's slot held last. */
+PDG_EXPORT void pdg_ended_fault(int64_t site, int64_t step, int64_t length, int64_t n,
                                 int64_t c0, int64_t c1, int64_t c2, int64_t c3, int64_t c4,
                                 int64_t c5, int64_t c6, int64_t c7);
 

@@ -36,11 +36,7 @@ def measure_rates() -> dict:
         dst = np.empty_like(src)
         np.copyto(dst, src)
         bandwidth[mib << 20] = 2 * src.nbytes / _best(lambda d=dst, s=src: np.copyto(d, s))
-    return {
-        "flops_per_s": flops,
-        "bytes_per_s_by_size": bandwidth,
-        "read_bytes_per_s": read_bandwidth(),
-    }
+    return {"flops_per_s": flops, "bytes_per_s_by_size": bandwidth}
 
 
 def read_bandwidth(gib: int = 1) -> float:

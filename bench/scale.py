@@ -370,10 +370,10 @@ def main() -> int:
         for weights in (args.weights if impl in COMPILED else ["f32"])
     ]
 
-    from floor import measure_rates
+    from floor import measure_rates, read_bandwidth
 
     started = time.perf_counter()
-    rates = measure_rates()
+    rates = {**measure_rates(), "read_bytes_per_s": read_bandwidth()}
     machine = {
         "cores": os.cpu_count(),
         "load_at_start": os.getloadavg(),

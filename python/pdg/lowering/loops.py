@@ -30,6 +30,7 @@ from pdg.passes.registry import PassError
 from .buffers import GROW_FROM, Buffer
 from .text import DYNAMIC, MemRef
 
+FAULT_COORDS = 8  # PDG_FAULT_COORDS in pdg/runtime.h: the point a fault records
 LENGTHS = MemRef((DYNAMIC,), "i64")  # each sequence's length, as the entry returns it
 
 
@@ -53,7 +54,8 @@ class Loop:
 
 class LoopEmitter:
     """Mixed into Driver: uses its writers, `m`, `dynamic`, `active`,
-    `buffers`, `index_of()`, `extent_of()` and `grow_symbol()`."""
+    `buffers`, `ended_reads`, `index_of()`, `slice_bounds()`, `extent_of()` and
+    `grow_symbol()`."""
 
     def run_loop(
         self,
@@ -375,7 +377,12 @@ class LoopEmitter:
                 continue
             self.check_steps_of(loop, entries, point, consumer, read)
 
-    def check_steps_of(self, loop: Loop, entries: dict, point, consumer: Value, read) -> None:
+    def check_steps_of(
+        self, loop: Loop, entries: dict, point: dict[str, str], consumer: Value, read: Read
+    ) -> None:
+        """The check of check_sequences_read for one loop: a site in
+        abi.ended_reads, then each sequence of the read (a loop over each
+        group dim it takes a range of) tested against its length."""
         w = self.w
         step = self.affine("apply", [entries[loop.dim.name][1]], consumer, point)
         site = len(self.ended_reads)
@@ -394,9 +401,7 @@ class LoopEmitter:
             if entry[0] == "point":
                 at[g] = self.affine("apply", [entry[1]], consumer, point)
                 continue
-            _, lbs, ubs = entry
-            lo = self.affine("max" if len(lbs) > 1 else "apply", lbs, consumer, point)
-            hi = self.affine("min" if len(ubs) > 1 else "apply", ubs, consumer, point)
+            lo, hi = self.slice_bounds(entry, consumer, point)
             at[g] = w.fresh("seq")
             w.open(f"scf.for {at[g]} = {lo} to {hi} step {w.const(1)} {{")
             opened += 1
@@ -410,8 +415,8 @@ class LoopEmitter:
         as_i64 = w.op(f"arith.index_cast {step} : index to i64")
         past = w.op(f"arith.cmpi sge, {as_i64}, {length} : i64")
         w.open(f"scf.if {past} {{")
-        coords = [w.op(f"arith.index_cast {at[g]} : index to i64") for g in loop.groups][:8]
-        coords += [w.const(0, "i64")] * (8 - len(coords))
+        coords = [w.op(f"arith.index_cast {at[g]} : index to i64") for g in loop.groups]
+        coords = coords[:FAULT_COORDS] + [w.const(0, "i64")] * (FAULT_COORDS - len(coords))
         args = [w.const(site, "i64"), as_i64, length, w.const(len(loop.groups), "i64"), *coords]
         w.line(f"func.call @pdg_ended_fault({', '.join(args)}) : ({', '.join(['i64'] * 12)}) -> ()")
         w.close()

@@ -58,6 +58,13 @@ class ViewEmitter:
             )
         return sizes
 
+    def slice_bounds(self, entry, consumer: Value, point: dict[str, str]) -> tuple[str, str]:
+        """The SSA bounds [lo, hi) of a read's ("slice", lbs, ubs) entry."""
+        _, lbs, ubs = entry
+        lo = self.affine("max" if len(lbs) > 1 else "apply", lbs, consumer, point)
+        hi = self.affine("min" if len(ubs) > 1 else "apply", ubs, consumer, point)
+        return lo, hi
+
     def read_view(self, read: Read, point: dict[str, str], consumer: Value, to_type: str) -> str:
         """The region `read` takes of its producer's store, as `to_type`."""
         self.check_sequences_read(read, point, consumer)
@@ -73,9 +80,7 @@ class ViewEmitter:
                 sizes.append(1)
                 kept.append(False)
                 continue
-            _, lbs, ubs = entry
-            lo = self.affine("max" if len(lbs) > 1 else "apply", lbs, consumer, point)
-            hi = self.affine("min" if len(ubs) > 1 else "apply", ubs, consumer, point)
+            lo, hi = self.slice_bounds(entry, consumer, point)
             n = self.w.op(f"arith.subi {hi}, {lo} : index", "n")
             mode, size = buf.modes[j]
             if mode in ("mod", "zero"):

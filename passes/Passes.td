@@ -54,8 +54,16 @@ def PdgFuseProducers : Pass<"pdg-fuse", "::mlir::pdg::GraphOp"> {
     of sampled tokens over the vocabulary, read by a step and by its
     gradient): computing it again costs less than its store. Outputs,
     `until` values, udfs and producers with symbols their reader does not
-    bind are left alone. Repeated to a fixpoint.
+    bind are left alone. A producer that reduces what it reads to a value at
+    least 4x smaller (a sum of squares) is not fused into a reader that
+    would then read more than `max-reads` values: such a store costs little,
+    and one body holding a loop nest per weight (a global gradient norm)
+    costs LLVM more time than the bodies apart. Repeated to a fixpoint.
   }];
+  let options = [
+    Option<"maxReads", "max-reads", "unsigned", /*default=*/"40",
+           "The most values a node reads after a reducing producer is fused into it">
+  ];
   let statistics = [
     Statistic<"numFused", "fused-nodes", "Number of nodes computed inside their reader">
   ];

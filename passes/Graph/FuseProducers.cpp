@@ -24,6 +24,15 @@
 // computing it twice, and a value read in another loop nest (a backward
 // pass) would be kept for every step.
 //
+// A producer that reduces what it reads to a value at least 4x smaller (a
+// sum of squares) is not fused into a consumer that would then read more
+// than `max-reads` values (40 by default; the widest other body of the GRPO
+// program, the logits' gradient, reads 32). Storing such a value costs
+// little, while LLVM's time on a function grows faster than its size: the
+// chain that adds up one sum of squares per weight (a global gradient norm)
+// would otherwise become one body with a loop nest per weight, which alone
+// took opt and llc about 19 s of a 70 s compile at d_model 32.
+//
 //===----------------------------------------------------------------------===//
 
 #include "AffineSyntax.h"
@@ -78,26 +87,38 @@ int64_t staticElements(Type type) {
   return t && t.hasStaticShape() ? t.getNumElements() : -1;
 }
 
+/// The elements p's body reads, its arguments' static sizes summed; -1 if
+/// one is dynamic.
+int64_t elementsRead(NodeOp p) {
+  int64_t in = 0;
+  for (BlockArgument a : p.getCases()[0].front().getArguments()) {
+    int64_t n = staticElements(a.getType());
+    if (n < 0)
+      return -1;
+    in += n;
+  }
+  return in;
+}
+
 /// Whether p is cheaper to compute in each of its readers than to store:
 /// its body only spreads small reads over a large value, element by element
 /// (a one-hot from token ids, a mask from positions), with no reduction.
 bool recomputable(NodeOp p) {
   int64_t out = staticElements(p.getValueType().getPointType());
-  if (out < 0)
-    return false;
-  Block &body = p.getCases()[0].front();
-  int64_t in = 0;
-  for (BlockArgument a : body.getArguments()) {
-    int64_t n = staticElements(a.getType());
-    if (n < 0)
-      return false;
-    in += n;
-  }
-  if (in * kExpansion > out)
+  int64_t in = elementsRead(p);
+  if (out < 0 || in < 0 || in * kExpansion > out)
     return false;
   bool reduces = false;
-  body.walk([&](linalg::LinalgOp op) { reduces |= op.getNumReductionLoops() > 0; });
+  p.getCases()[0].walk([&](linalg::LinalgOp op) { reduces |= op.getNumReductionLoops() > 0; });
   return !reduces;
+}
+
+/// Whether p's value is at least kExpansion times smaller than what its body
+/// reads (a sum of squares).
+bool shrinks(NodeOp p) {
+  int64_t out = staticElements(p.getValueType().getPointType());
+  int64_t in = elementsRead(p);
+  return out >= 0 && in >= 0 && out * kExpansion <= in;
 }
 
 /// Whether `c` may compute p (read only at its own point) in its body.
@@ -121,8 +142,9 @@ bool canFuseInto(NodeOp p, NodeOp c) {
 }
 
 /// A node that reads `p` and computes it in its body: the only one, or,
-/// when p is recomputable, the first of several that all may.
-NodeOp fusableConsumer(NodeOp p) {
+/// when p is recomputable, the first of several that all may; one that
+/// would read more than `maxReads` values takes no p that shrinks.
+NodeOp fusableConsumer(NodeOp p, unsigned maxReads) {
   if (p.getCases().size() != 1)
     return {};
   llvm::SmallVector<NodeOp> readers;
@@ -138,10 +160,14 @@ NodeOp fusableConsumer(NodeOp p) {
   for (NodeOp c : readers)
     if (!canFuseInto(p, c))
       return {};
+  if (shrinks(p) && p.getInputs().size() + readers.front().getInputs().size() - 1 > maxReads)
+    return {};
   return readers.front();
 }
 
 struct FuseProducers : mlir::pdg::impl::PdgFuseProducersBase<FuseProducers> {
+  using PdgFuseProducersBase::PdgFuseProducersBase;
+
   void runOnOperation() override {
     Block &body = getOperation().getBodyBlock();
     // Fusing replaces the consumer, which can make its other producers
@@ -152,7 +178,7 @@ struct FuseProducers : mlir::pdg::impl::PdgFuseProducersBase<FuseProducers> {
       auto scan = [&](Block::iterator begin, Block::iterator end) {
         for (Operation &op : llvm::make_range(begin, end))
           if (auto node = dyn_cast<NodeOp>(op))
-            if ((c = fusableConsumer(node))) {
+            if ((c = fusableConsumer(node, maxReads))) {
               p = node;
               return;
             }

@@ -133,3 +133,44 @@ def test_recurrence_gradients_compiled_float32(tmp_path):
         got = np.asarray(result.outputs[name], np.float64)
         err = np.abs(got - expected.numpy()).max() / np.abs(expected.numpy()).max()
         assert err < 1e-4, (name, err)
+
+
+def test_global_norm_over_many_weights_compiled(tmp_path):
+    """Clipping by the norm of 48 gradients together: pdg-fuse cuts the
+    chain that adds up their sums of squares into nodes of at most 40
+    reads (test/Graph/pdg-fuse-max-reads.mlir); the compiled norm and the
+    clipped SGD steps still match torch's clip_grad_norm_ in float64 (to
+    float32's 1e-5)."""
+    from pdg import optim
+    from pdg import frontend as pf
+
+    count, size, iters, lr, clip = 48, 8, 3, 0.1, 0.5
+    rng = np.random.default_rng(5)
+    w0 = rng.normal(size=(count, size)).astype(np.float32)
+    xs = rng.normal(size=(iters, size)).astype(np.float32)
+    prog = pf.Program("norm")
+    i = prog.dim("i", launch="I")
+    prog.iterate_parameters(i)
+    ws = {f"w{k}": prog.parameter(f"w{k}", (size,), "f32") for k in range(count)}
+    x = prog.input("x", (size,), "f32", domain=[i])
+    loss = sum(((w * w * x).sum() * (k + 1) / count for k, w in enumerate(ws.values())), 0.0)
+    training = optim.minimize(loss, ws, optim.SGD(lr), clip_norm=clip)
+    prog.output("norm", training.grad_norm)
+    training.add_outputs()
+    compile_module(prog.build(), tmp_path / "norm.pdgx", gpu=False)
+    inputs = training.initial_inputs({f"w{k}": w0[k] for k in range(count)})
+    result = load(tmp_path / "norm.pdgx").run({**inputs, "x": xs}, symbols={"I": iters})
+
+    tw = [torch.tensor(w0[k], dtype=torch.float64, requires_grad=True) for k in range(count)]
+    opt = torch.optim.SGD(tw, lr)
+    norms = []
+    for t in range(iters):
+        opt.zero_grad()
+        x_t = torch.tensor(xs[t], dtype=torch.float64)
+        sum((w * w * x_t).sum() * (k + 1) / count for k, w in enumerate(tw)).backward()
+        norms.append(float(torch.nn.utils.clip_grad_norm_(tw, clip)))
+        opt.step()
+    np.testing.assert_allclose(result.outputs["norm"], norms, rtol=1e-5)
+    weights, _ = training.final_state(result.outputs)
+    for k in range(count):
+        np.testing.assert_allclose(weights[f"w{k}"], tw[k].detach().numpy(), rtol=1e-5, atol=1e-6)

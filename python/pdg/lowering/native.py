@@ -9,8 +9,10 @@ allocation goes through the counting allocator of pdg's C runtime
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
+import shutil
 import subprocess
 import tempfile
 import time
@@ -302,6 +304,19 @@ def _blas_source(module_text: str) -> str:
     return f'\n__attribute__((visibility("default"))) const char pdg_blas_library[] = "{path}";\n'
 
 
+def _keep_llvm_ir(translated: Path, text: str) -> None:
+    """With $PDG_KEEP_LLVM_IR=DIR, a copy of the LLVM IR that opt is about
+    to optimize goes into DIR (made if missing) as program-<hash of the
+    module>.ll, for profiling the native tools on one program (`opt -O3
+    --time-trace`, `llvm-extract --func=NAME`)."""
+    keep = os.environ.get("PDG_KEEP_LLVM_IR")
+    if not keep:
+        return
+    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+    Path(keep).mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(translated, Path(keep) / f"program-{digest}.ll")
+
+
 def build_library(module: ir.Module, path: Path, c_source: str = "") -> dict[str, float]:
     """Compiles an LLVM-dialect module, and `c_source` (the per-program C of
     pdg.lowering.trampolines) if given, into a shared library at `path`:
@@ -332,6 +347,7 @@ def build_library(module: ir.Module, path: Path, c_source: str = "") -> dict[str
             "mlir-translate",
             seconds,
         )
+        _keep_llvm_ir(work / "program.ll", text)
         _run(
             [
                 tool("llvm", "opt"),

@@ -410,20 +410,31 @@ def PdgApproximateMath : Pass<"pdg-approximate-math"> {
                            "::mlir::vector::VectorDialect"];
 }
 
-def PdgOutlineParallelLoops : Pass<"pdg-outline-parallel-loops", "::mlir::ModuleOp"> {
-  let summary = "Move each outermost parallel loop of a driver into a function of its own";
+def PdgOutlineDriverLoops : Pass<"pdg-outline-driver-loops", "::mlir::ModuleOp"> {
+  let summary = "Move each outermost loop of a driver into a function of its own";
   let description = [{
     In every function that is not a node's body (no `pdg.node` attribute),
-    each outermost scf.parallel becomes a call of a new private function
-    (`parallel_<k>_of_<driver>`, `noinline`) that takes what the loop reads from
-    outside as arguments (constants are cloned in) and returns its results.
-    mlir-translate outlines each OpenMP region with LLVM's CodeExtractor,
-    which scans the whole function holding the region first, so a driver of
-    some thousand parallel loops (a 12-layer training program) took time
-    quadratic in its size to translate. Runs before convert-scf-to-openmp.
+    each outermost scf.parallel, and each outermost scf.for outside them
+    that calls nothing, forks nothing and allocates nothing (an element
+    loop), becomes a call of a new private function (`parallel_<k>_of_<driver>`
+    or `loop_<k>_of_<driver>`, `noinline`) that takes what the loop reads
+    from outside as arguments (constants are cloned in) and returns its
+    results. LLVM's passes then see a driver of calls, whose size no loop
+    multiplies: mlir-translate extracts each OpenMP region with a scan of
+    the whole function around it, and opt's LoopVectorize (in LLVM built
+    with assertions) verifies the whole function after each loop it
+    vectorizes, so a driver of some thousand loops (a 12-layer training
+    program) took time quadratic in its size. Runs before
+    convert-scf-to-openmp. `element-loops=false` leaves the element loops
+    in place (to measure what moving them gains).
   }];
+  let options = [
+    Option<"elementLoops", "element-loops", "bool", /*default=*/"true",
+           "Also move the driver's element loops into functions">,
+  ];
   let statistics = [
-    Statistic<"numOutlined", "outlined", "Parallel loops moved into functions">,
+    Statistic<"numParallel", "parallel", "Parallel loops moved into functions">,
+    Statistic<"numSerial", "serial", "Element loops moved into functions">,
   ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }

@@ -135,7 +135,7 @@ TO_LLVM = (
     # convert-scf-to-cf.
     # Each of the driver's loops in a function of its own first: mlir-translate
     # scans the whole function around a region it outlines.
-    "pdg-outline-parallel-loops,"
+    "pdg-outline-driver-loops,"
     "convert-scf-to-openmp,pdg-conditional-forks,pdg-inline-alloca-scopes,"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,pdg-widen-i1-memrefs,"
     "convert-vector-to-llvm,"

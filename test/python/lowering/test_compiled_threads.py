@@ -104,7 +104,7 @@ def test_parallel_points_and_split_contraction_match_numpy(threads_program, tmp_
 
 def test_points_and_the_contraction_are_outlined_for_the_pool(threads_program):
     """In the library: the entry's loop over b (first moved into a function
-    of its own, pdg-outline-parallel-loops) and the contraction's tiles
+    of its own, pdg-outline-driver-loops) and the contraction's tiles
     are outlined functions (`..omp_par`) that the pool runs; y's body, run
     inside the loop over b, is not split again. The OpenMP ABI the pool
     implements stays inside the library."""

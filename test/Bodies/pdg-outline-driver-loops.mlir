@@ -1,9 +1,11 @@
-// pdg-outline-parallel-loops: each outermost scf.parallel of a driver (a
-// function without pdg.node) becomes a call of a private noinline function
+// pdg-outline-driver-loops: each outermost scf.parallel of a driver (a
+// function without pdg.node), and each outermost scf.for there that calls,
+// forks and allocates nothing, becomes a call of a private noinline function
 // taking what the loop reads from outside; constants are cloned in, nested
 // loops go with their parent, results come back, node bodies keep theirs.
-// RUN: pdg-opt %s --pdg-outline-parallel-loops | FileCheck %s
-// RUN: pdg-opt %s --pdg-outline-parallel-loops --convert-scf-to-openmp --pdg-conditional-forks --pdg-inline-alloca-scopes | FileCheck %s --check-prefix=OMP
+// RUN: pdg-opt %s --pdg-outline-driver-loops | FileCheck %s
+// RUN: pdg-opt %s --pdg-outline-driver-loops --convert-scf-to-openmp --pdg-conditional-forks --pdg-inline-alloca-scopes | FileCheck %s --check-prefix=OMP
+// RUN: pdg-opt %s "--pass-pipeline=builtin.module(pdg-outline-driver-loops{element-loops=false})" | FileCheck %s --check-prefix=KEEP
 
 func.func private @body(memref<?xf32>, index) attributes {pdg.node = "body"}
 
@@ -75,3 +77,50 @@ func.func @tiles(%m: memref<?xf32>, %n: index) attributes {pdg.node = "tiles"} {
 // OMP: omp.parallel if(
 // OMP-LABEL: func.func private @parallel_1_of_pdg_driver(
 // OMP: omp.parallel
+
+// Element loops: a fill and a scan that carries a value go into functions
+// (named loop_<k>); a loop that calls a function, or allocates, stays.
+// CHECK-LABEL: func.func @pdg_elements(
+// CHECK-SAME: %[[F:.*]]: memref<?xi8>, %[[N:.*]]: index)
+// CHECK: call @loop_0_of_pdg_elements(%[[N]], %[[F]]) : (index, memref<?xi8>) -> ()
+// CHECK: %[[C:.*]] = call @loop_1_of_pdg_elements(%[[N]], %[[F]]) : (index, memref<?xi8>) -> i8
+// CHECK: scf.for
+// CHECK: call @body
+// CHECK: scf.for
+// CHECK: memref.alloca
+// CHECK: return %[[C]]
+// CHECK-LABEL: func.func private @loop_0_of_pdg_elements(
+// CHECK-SAME: attributes {passthrough = ["noinline"]}
+// CHECK: scf.for
+// CHECK: memref.store
+// CHECK-LABEL: func.func private @loop_1_of_pdg_elements(
+// CHECK-SAME: -> i8 attributes {passthrough = ["noinline"]}
+// CHECK: %[[R:.*]] = scf.for {{.*}} iter_args
+// CHECK: return %[[R]] : i8
+// KEEP-LABEL: func.func @pdg_elements(
+// KEEP-NOT: call @loop_
+// KEEP: return
+func.func @pdg_elements(%flags: memref<?xi8>, %n: index) -> i8 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1 : i8
+  %zero = arith.constant 0 : i8
+  %m = memref.alloc(%n) : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %one, %flags[%i] : memref<?xi8>
+  }
+  %count = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> i8 {
+    %f = memref.load %flags[%i] : memref<?xi8>
+    %next = arith.addi %acc, %f : i8
+    scf.yield %next : i8
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    func.call @body(%m, %i) : (memref<?xf32>, index) -> ()
+  }
+  scf.for %i = %c0 to %n step %c1 {
+    %scratch = memref.alloca() : memref<i8>
+    memref.store %one, %scratch[] : memref<i8>
+  }
+  memref.dealloc %m : memref<?xf32>
+  return %count : i8
+}

@@ -1,14 +1,21 @@
-//===- OutlineParallelLoops.cpp - pdg-outline-parallel-loops --------------===//
+//===- OutlineDriverLoops.cpp - pdg-outline-driver-loops ------------------===//
 //
 // The driver of a training program is one function holding every layer's
-// parallel loops: 471 of them at 4 layers of gpt2-124m, some 1400 at 12.
-// mlir-translate outlines each OpenMP region with LLVM's CodeExtractor,
-// which first scans the whole function that holds it
-// (CodeExtractorAnalysisCache), so translating took time quadratic in the
-// depth: 2.1 s at 2 layers, 5.5 s at 4, 66.9 s at 12. This pass moves each
-// outermost scf.parallel of a function that is not a node's body into a
-// function of its own, before convert-scf-to-openmp: each region is then
-// extracted from a function of one loop.
+// loops, and LLVM's passes take time in its size for each loop they touch.
+// - Parallel loops: 471 at 4 layers of gpt2-124m, some 1400 at 12.
+//   mlir-translate outlines each OpenMP region with LLVM's CodeExtractor,
+//   which first scans the whole function that holds it
+//   (CodeExtractorAnalysisCache), so translating took time quadratic in the
+//   depth: 2.1 s at 2 layers, 5.5 s at 4, 66.9 s at 12.
+// - Element loops (zero fills, the additions of partial sums, the scans of
+//   the sequences' ends): some 480 at 12 layers. opt's LoopVectorize
+//   verifies the whole function after each loop it vectorizes (LLVM built
+//   with assertions, as ours is): 25 of its 28 s on that driver; LICM spent
+//   another 21 s there.
+// This pass moves each outermost scf.parallel of a function that is not a
+// node's body, and each outermost scf.for there that calls nothing,
+// forks nothing and allocates nothing, into a function of its own, before
+// convert-scf-to-openmp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,10 +26,12 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::pdg {
-#define GEN_PASS_DEF_PDGOUTLINEPARALLELLOOPS
+#define GEN_PASS_DEF_PDGOUTLINEDRIVERLOOPS
 #include "Passes.h.inc"
 } // namespace mlir::pdg
 
@@ -30,18 +39,37 @@ using namespace mlir;
 
 namespace {
 
-/// The outermost parallel loops of `fn`.
-SmallVector<scf::ParallelOp> outermostLoops(func::FuncOp fn) {
-  SmallVector<scf::ParallelOp> loops;
-  fn.walk<WalkOrder::PreOrder>([&](scf::ParallelOp loop) {
-    loops.push_back(loop);
+/// Whether the serial loop `loop` only computes on elements: nothing in it
+/// calls a function, forks or allocates (an alloca must not outlive the
+/// call that would hold it).
+bool isElementLoop(scf::ForOp loop) {
+  WalkResult result = loop.getBody()->walk([](Operation *op) {
+    if (isa<CallOpInterface, scf::ParallelOp>(op) || hasEffect<MemoryEffects::Allocate>(op))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// The loops of `fn` that go into functions of their own: the outermost
+/// parallel loops, and (with `elementLoops`) the outermost element loops
+/// outside them.
+SmallVector<Operation *> outermostLoops(func::FuncOp fn, bool elementLoops) {
+  SmallVector<Operation *> loops;
+  fn.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    auto serial = dyn_cast<scf::ForOp>(op);
+    if (!isa<scf::ParallelOp>(op) && !(elementLoops && serial && isElementLoop(serial)))
+      return WalkResult::advance();
+    loops.push_back(op);
     return WalkResult::skip();
   });
   return loops;
 }
 
-struct OutlineParallelLoops
-    : mlir::pdg::impl::PdgOutlineParallelLoopsBase<OutlineParallelLoops> {
+struct OutlineDriverLoops
+    : mlir::pdg::impl::PdgOutlineDriverLoopsBase<OutlineDriverLoops> {
+  using PdgOutlineDriverLoopsBase::PdgOutlineDriverLoopsBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -52,13 +80,13 @@ struct OutlineParallelLoops
     for (func::FuncOp fn : drivers) {
       unsigned count = 0;
       Operation *after = fn; // the new functions follow their driver, in order
-      for (scf::ParallelOp loop : outermostLoops(fn))
+      for (Operation *loop : outermostLoops(fn, elementLoops))
         after = outline(symbols, fn, after, loop, count++);
     }
   }
 
   func::FuncOp outline(SymbolTable &symbols, func::FuncOp driver, Operation *after,
-                       scf::ParallelOp loop, unsigned k) {
+                       Operation *loop, unsigned k) {
     // What the loop reads from outside: its operands and the values its
     // region uses. Constants are cloned into the new function instead (its
     // loops keep their constant bounds and strides).
@@ -78,10 +106,12 @@ struct OutlineParallelLoops
 
     OpBuilder b(driver);
     b.setInsertionPointAfter(after);
-    Location loc = loop.getLoc();
+    Location loc = loop->getLoc();
+    bool parallel = isa<scf::ParallelOp>(loop);
     auto type = b.getFunctionType(ValueRange(arguments).getTypes(), loop->getResultTypes());
     // Not pdg_-prefixed: the library exports only those (native.py).
-    std::string name = ("parallel_" + Twine(k) + "_of_" + driver.getSymName()).str();
+    std::string name =
+        ((parallel ? "parallel_" : "loop_") + Twine(k) + "_of_" + driver.getSymName()).str();
     auto fn = func::FuncOp::create(b, loc, name, type);
     fn.setPrivate();
     // One call site each: LLVM would inline it straight back.
@@ -102,7 +132,7 @@ struct OutlineParallelLoops
     auto call = func::CallOp::create(b, loc, fn, arguments);
     loop->replaceAllUsesWith(call.getResults());
     loop->erase();
-    ++numOutlined;
+    ++(parallel ? numParallel : numSerial);
     return fn;
   }
 };

@@ -111,3 +111,15 @@ pdg.graph @step {
   pdg.dim @t < 8
   %a = pdg.input "a" {pdg.store = #pdg.store<input, [8]>} : !pdg.value<[t], tensor<f32>>
 }
+
+// -----
+
+// A free written in a function of the module: the lowering frees every
+// buffer itself, and upstream's deallocation fails on it (found by the
+// fuzzer).
+// CHECK: pdg-lower-to-loops-invalid.mlir:[[# @LINE + 3]]:{{[0-9]+}}: error: pdg-lower-to-loops: memref.dealloc in a function of the module: the lowering places every free itself (buffer deallocation); remove it
+func.func @frees(%n: index) {
+  %m = memref.alloc(%n) : memref<?xf32>
+  memref.dealloc %m : memref<?xf32>
+  return
+}

@@ -20,11 +20,26 @@ def _constant_index(value: ir.Value) -> int | None:
     return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
 
 
+# Frees written in the input: upstream's buffer deallocation, which the
+# lowering runs on every function of the module, fails on them (an
+# internal error, found by the fuzzer).
+FREES = ("memref.dealloc",)
+
+
 def check_bodies(module: ir.Module) -> None:
     """Raises PassError at the first body op that would abort a folder."""
     problems: list[tuple[str, ir.Location]] = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name in FREES:
+            problems.append(
+                (
+                    f"{op.name} in a function of the module: the lowering places "
+                    "every free itself (buffer deallocation); remove it",
+                    op.location,
+                )
+            )
+            return ir.WalkResult.INTERRUPT
         if op.name in ("tensor.dim", "memref.dim"):
             index = _constant_index(op.operands[1])
             rank = ir.ShapedType(op.operands[0].type).rank

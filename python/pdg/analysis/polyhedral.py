@@ -36,6 +36,7 @@ class Polyhedral:
         # each once per graph.
         self._relations: dict[int, isl.Map] = {}
         self._distances: dict[tuple[int, str], isl.Set | None] = {}
+        self._domains: dict[tuple[str, tuple[str, ...]], isl.Set] = {}
         self.roles: dict[str, str] | None = None  # filled by roles.dim_roles
         self.groups = None  # filled by groups.loop_groups
 
@@ -51,10 +52,15 @@ class Polyhedral:
         return " and ".join(parts + [self._context])
 
     def domain(self, v: Value) -> isl.Set:
-        dims = ", ".join(v.domain)
-        return isl.Set(
-            f"{self._prefix()}{{ {isl_name(v.name)}[{dims}] : {self.bounds(v.domain)} }}"
-        )
+        # By name and dims, which are all the set depends on: read_outside
+        # asks for a producer's domain once per read of it.
+        key = (v.name, tuple(v.domain))
+        if key not in self._domains:
+            dims = ", ".join(v.domain)
+            self._domains[key] = isl.Set(
+                f"{self._prefix()}{{ {isl_name(v.name)}[{dims}] : {self.bounds(v.domain)} }}"
+            )
+        return self._domains[key]
 
     def relation(self, read: Read) -> isl.Map:
         if id(read) not in self._relations:

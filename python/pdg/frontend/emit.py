@@ -65,10 +65,13 @@ def needed_where(program) -> dict[int, object]:
             return _ANY
         return old if old.key() == new.key() else _ANY
 
+    bound = program.bound_symbols()
     changed = True
     while changed:
         changed = False
-        for consumer in program.values:
+        # Consumers before what they read (values are made in that order,
+        # reversed): a restriction reaches a chain of producers in one sweep.
+        for consumer in reversed(program.values):
             here = state[id(consumer)]
             if here is _UNUSED:
                 continue
@@ -85,7 +88,7 @@ def needed_where(program) -> dict[int, object]:
                 ok = (
                     cond is not _ANY
                     and op.is_identity()
-                    and cond.names() <= {x.name for x in src.domain} | program.bound_symbols()
+                    and cond.names() <= {x.name for x in src.domain} | bound
                 )
                 new = join(state[id(src)], cond if ok else _ANY)
                 if new is not state[id(src)] and not (
@@ -102,6 +105,9 @@ class _Names:
     def __init__(self):
         self.used: set[str] = set()
         self.by_id: dict[int, str] = {}
+        # Per base name, the suffix to try first: every one before it is
+        # taken (thousands of nodes share a base, as `add`).
+        self.next_suffix: dict[str, int] = {}
 
     def of(self, rt: RecurrentTensor) -> str:
         if id(rt) in self.by_id:
@@ -110,10 +116,12 @@ class _Names:
         base = re.sub(r"[^A-Za-z0-9_]", "_", base)
         if not re.match(r"^[A-Za-z_]", base):
             base = "v" + base
-        name, n = base, 0
+        n = self.next_suffix.get(base, 0)
+        name = f"{base}_{n}" if n else base
         while name in self.used:
             n += 1
             name = f"{base}_{n}"
+        self.next_suffix[base] = n + 1
         self.used.add(name)
         self.by_id[id(rt)] = name
         return name

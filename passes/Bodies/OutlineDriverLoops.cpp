@@ -10,8 +10,7 @@
 // - Element loops (zero fills, the additions of partial sums, the scans of
 //   the sequences' ends): some 480 at 12 layers. opt's LoopVectorize
 //   verifies the whole function after each loop it vectorizes (LLVM built
-//   with assertions, as ours is): 25 of its 28 s on that driver; LICM spent
-//   another 21 s there.
+//   with assertions, as ours is): 25 of its 28 s on that driver.
 // This pass moves each outermost scf.parallel of a function that is not a
 // node's body, and each outermost scf.for there that calls nothing,
 // forks nothing and allocates nothing, into a function of its own, before
